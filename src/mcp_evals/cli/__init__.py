@@ -1,0 +1,81 @@
+"""The ``mcp-evals`` command line.
+
+Each command lives in its own module and is imported only when it runs, so ``mcp-evals validate``
+never pays for the HTTP or report machinery. This module owns the one place where errors become
+output and exit codes: 0 ok · 1 a check or gate failed · 2 PRELIMINARY run · 3 bad input/config/usage.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..errors import EXIT_BAD_INPUT, McpEvalsError
+
+# command name -> "module:attribute" (relative to this package)
+COMMANDS: dict[str, str] = {
+    "catalog": "catalog_cmd:catalog",
+    "validate": "validate_cmd:validate",
+    "schema": "schema_cmd:schema",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *COMMANDS])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS:
+            module_name, attribute = COMMANDS[cmd_name].split(":")
+            module = importlib.import_module(f"{__name__}.{module_name}")
+            command = getattr(module, attribute)
+            assert isinstance(command, click.Command)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="mcp-evals")
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Tool-selection evals for MCP servers.
+
+    \b
+    Exit codes: 0 ok · 1 a check or gate failed · 2 PRELIMINARY run (some fixtures never
+    reached the model) · 3 bad input, config or usage.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console entry point: run the CLI and translate every outcome into an exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    debug = "--debug" in args
+    try:
+        result = cli.main(args=args, prog_name="mcp-evals", standalone_mode=False)
+    except click.exceptions.Exit as exit_:
+        sys.exit(exit_.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as error:  # usage errors: click says 2, we say 3
+        error.show()
+        sys.exit(EXIT_BAD_INPUT)
+    except McpEvalsError as error:
+        if debug:
+            traceback.print_exc()
+        click.echo(f"error: {error}", err=True)
+        sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        sys.exit(130)
+    sys.exit(result if isinstance(result, int) else 0)

@@ -1,0 +1,222 @@
+"""The config file, ``mcp-evals.yaml``: which servers, which fixtures, and how to judge them.
+
+Every section is a pydantic model with ``extra="forbid"`` so a typo is an error, not a silent
+default. Sections for later layers (lint, contract, sessions) are added by their own issues.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+
+from .errors import ConfigError, InputFileError
+from .files import describe_validation_error, load_document
+
+DEFAULT_CONFIG_NAME = "mcp-evals.yaml"
+DEFAULT_SYSTEM_PROMPT = (
+    "You are the tool router of an MCP server. For the user's request, call the single tool that best "
+    "fulfils it, with the arguments the request gives. If no tool fits, say so without calling one. "
+    "If required information is missing, ask for it without calling a tool."
+)
+_VARIABLE = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ServerConfig(StrictModel):
+    """One MCP server: spawned over stdio, reached by URL, or read from a saved catalog snapshot."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Short name, used in reports.")
+    command: str | None = Field(None, description="Executable that starts the server over stdio.")
+    args: list[str] = Field(default_factory=list, description="Arguments of `command`.")
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        description="Extra environment for the server; `${VAR}` expands from the caller's environment. "
+        "The server gets only PATH, HOME, locale and these.",
+    )
+    cwd: str | None = Field(None, description="Working directory of the server, relative to the config file.")
+    url: str | None = Field(None, description="Streamable HTTP endpoint (legacy SSE is tried when that fails).")
+    headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; `${VAR}` expands.")
+    transport: Literal["auto", "streamable-http", "sse"] = Field(
+        "auto", description="HTTP transport; `auto` tries Streamable HTTP and falls back to SSE."
+    )
+    snapshot: str | None = Field(None, description="A catalog snapshot written by `mcp-evals catalog --out`.")
+    prefix: bool = Field(False, description="Name this server's tools `server__tool` to avoid clashes.")
+    timeout: float = Field(30.0, gt=0, description="Seconds to start, handshake and list tools.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ServerConfig:
+        sources = [s for s in ("command", "url", "snapshot") if getattr(self, s)]
+        if len(sources) != 1:
+            raise ValueError(
+                "give exactly one of `command` (stdio), `url` (HTTP) or `snapshot` (saved catalog); "
+                f"got {', '.join(sources) or 'none'}"
+            )
+        if (self.args or self.env or self.cwd) and not self.command:
+            raise ValueError("`args`, `env` and `cwd` only apply to a `command` server")
+        if self.headers and not self.url:
+            raise ValueError("`headers` only apply to a `url` server")
+        return self
+
+    @property
+    def kind(self) -> Literal["stdio", "http", "snapshot"]:
+        return "stdio" if self.command else "http" if self.url else "snapshot"
+
+
+class ValidationOptions(StrictModel):
+    """Rules `mcp-evals validate` applies to the fixture set as a whole."""
+
+    min_fixtures: int = Field(0, ge=0)
+    max_fixtures: int | None = Field(None, ge=0)
+    min_areas: int = Field(0, ge=0)
+    min_per_tool: int = Field(0, ge=0)
+    require_all_tools: bool = False
+    min_per_pattern: dict[str, int] = Field(
+        default_factory=dict, description="e.g. {specific: 2, category: 1}: per covered tool and pattern."
+    )
+
+
+class RunOptions(StrictModel):
+    """Defaults for `mcp-evals run`; flags and EVAL_* variables override them."""
+
+    provider: Literal["anthropic", "openai", "lexical", "replay"] | None = None
+    model: str | None = None
+    concurrency: int | None = Field(None, ge=1, le=256)
+    samples: int = Field(1, ge=1, le=100)
+    max_tokens: int = Field(1024, ge=16)
+    temperature: float | None = Field(None, ge=0, le=2)
+    timeout: float = Field(60.0, gt=0, description="Seconds for one model request.")
+    max_attempts: int = Field(6, ge=1, le=20)
+    max_wait: float = Field(60.0, gt=0, description="Longest single wait between retries, in seconds.")
+    budget_usd: float | None = Field(None, gt=0)
+    anthropic_version: str = "2023-06-01"
+    base_url: str | None = None
+    results: str | None = Field(None, description="NDJSON results file (default: mcp-evals-results.ndjson).")
+
+
+class ScoringOptions(StrictModel):
+    top_k: int = Field(3, ge=1)
+    tool_weight: float = Field(60, ge=0)
+    args_weight: float = Field(40, ge=0)
+
+
+class GateOptions(StrictModel):
+    remediate_below: float = Field(0.85, ge=0, le=1)
+    deprioritize_at: float = Field(0.90, ge=0, le=1)
+    fail_on: list[Literal["remediate", "gray_zone", "deprioritize_refactor"]] = Field(default_factory=list)
+    area_minimums: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> GateOptions:
+        if self.remediate_below > self.deprioritize_at:
+            raise ValueError("`remediate_below` must not be above `deprioritize_at`")
+        return self
+
+
+class BaselineOptions(StrictModel):
+    path: str | None = None
+    max_drop_pp: float = Field(5.0, ge=0)
+    alpha: float = Field(0.05, gt=0, lt=1)
+
+
+class ReportPaths(StrictModel):
+    markdown: str | None = None
+    json_path: str | None = Field(None, alias="json")
+    junit: str | None = None
+    html: str | None = None
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Config(StrictModel):
+    """The whole ``mcp-evals.yaml``."""
+
+    servers: list[ServerConfig] = Field(min_length=1)
+    areas: dict[str, list[str]] = Field(
+        default_factory=dict, description="Area name → tool names or glob patterns (fnmatch)."
+    )
+    fixtures: str | list[str] = Field(default_factory=list, description="Glob(s) of fixture files.")
+    exclude_tools: list[str] = Field(
+        default_factory=list, description="Tools (names or globs) deliberately left out of the eval."
+    )
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    validation: ValidationOptions = Field(default_factory=ValidationOptions)
+    run: RunOptions = Field(default_factory=RunOptions)
+    scoring: ScoringOptions = Field(default_factory=ScoringOptions)
+    gate: GateOptions = Field(default_factory=GateOptions)
+    baseline: BaselineOptions = Field(default_factory=BaselineOptions)
+    reports: ReportPaths = Field(default_factory=ReportPaths)
+
+    _path: Path = PrivateAttr(default=Path(DEFAULT_CONFIG_NAME))
+
+    @field_validator("servers")
+    @classmethod
+    def _unique_server_names(cls, servers: list[ServerConfig]) -> list[ServerConfig]:
+        names = [server.name for server in servers]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"server names must be unique; repeated: {', '.join(duplicates)}")
+        return servers
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    @property
+    def base_dir(self) -> Path:
+        return self._path.parent
+
+    @property
+    def fixture_globs(self) -> list[str]:
+        return [self.fixtures] if isinstance(self.fixtures, str) else list(self.fixtures)
+
+    def resolve(self, relative: str) -> Path:
+        """A path from the config file, relative to the config file's folder."""
+        path = Path(relative).expanduser()
+        return path if path.is_absolute() else self.base_dir / path
+
+
+def expand_variables(text: str, *, what: str, environ: dict[str, str] | None = None) -> str:
+    """Expand ``${VAR}`` from the environment (``$$`` is a literal ``$``); an unset variable is an error."""
+    source = os.environ if environ is None else environ
+
+    def substitute(match: re.Match[str]) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        name = match.group(1)
+        if name not in source:
+            raise ConfigError(
+                f"{what}: environment variable {name} is not set",
+                hint=f"export {name}=… before running, or remove ${{{name}}} from the config",
+            )
+        return source[name]
+
+    return _VARIABLE.sub(substitute, text)
+
+
+def load_config(path: str | Path | None = None) -> Config:
+    """Read and check a config file (default ``./mcp-evals.yaml``)."""
+    config_path = Path(path) if path is not None else Path(DEFAULT_CONFIG_NAME)
+    if not config_path.exists():
+        raise ConfigError(
+            f"{config_path}: config file not found",
+            hint="pass --config PATH, or create mcp-evals.yaml (see examples/helpdesk/mcp-evals.yaml)",
+        )
+    try:
+        document = load_document(config_path)
+    except InputFileError as error:
+        raise ConfigError(error.message, hint=error.hint) from None
+    if not isinstance(document.data, dict):
+        raise ConfigError(f"{config_path}: the config must be a mapping with at least a `servers:` list")
+    try:
+        config = Config.model_validate(document.data)
+    except ValidationError as error:
+        raise ConfigError(describe_validation_error(error, document)) from None
+    config._path = config_path.resolve()
+    return config

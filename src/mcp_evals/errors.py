@@ -1,0 +1,70 @@
+"""The one exception tree of mcp-evals.
+
+Every error a user can cause or fix is a ``McpEvalsError`` whose message says what happened, where
+(file, line, field or server) and what to do. The CLI alone turns it into output and an exit code;
+anything else escaping is a bug and shows a traceback.
+
+    McpEvalsError                 exit 3 unless said otherwise
+    ├── ConfigError               the config file or a flag is wrong
+    ├── InputFileError            a fixture, snapshot or results file cannot be read or parsed
+    ├── ServerError               an MCP server could not be started, reached or listed
+    └── ProviderError             a model API answered with something we cannot use (see providers)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_PRELIMINARY = 2
+EXIT_BAD_INPUT = 3
+
+
+class McpEvalsError(Exception):
+    """An error with a message meant for the user."""
+
+    exit_code: int = EXIT_BAD_INPUT
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message if not self.hint else f"{self.message}\n  hint: {self.hint}"
+
+
+def where(path: str | Path | None, line: int | None = None, field: str | None = None) -> str:
+    """Format a location as ``file:line (field)`` for messages; parts that are unknown are left out."""
+    text = str(path) if path is not None else ""
+    if line is not None:
+        text = f"{text}:{line}" if text else f"line {line}"
+    if field:
+        text = f"{text} ({field})" if text else field
+    return text
+
+
+class ConfigError(McpEvalsError):
+    """The config file or a command-line option is wrong."""
+
+
+class InputFileError(McpEvalsError):
+    """A fixture, snapshot or results file cannot be read or does not have the expected shape."""
+
+
+class ServerError(McpEvalsError):
+    """An MCP server could not be started, reached or listed."""
+
+    def __init__(self, server: str, message: str, *, stderr_tail: str = "", hint: str | None = None) -> None:
+        text = f"server {server!r}: {message}"
+        if stderr_tail.strip():
+            indented = "\n".join(f"    | {line}" for line in stderr_tail.rstrip().splitlines())
+            text += f"\n  last lines of its stderr:\n{indented}"
+        super().__init__(text, hint=hint)
+        self.server = server
+        self.stderr_tail = stderr_tail
+
+
+class ProviderError(McpEvalsError):
+    """A model provider failed in a way the runner cannot recover from."""

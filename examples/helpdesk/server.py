@@ -20,9 +20,9 @@ import inspect
 import logging
 import os
 import re
-from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server import MCPServer
@@ -33,7 +33,7 @@ from pydantic import BaseModel, Field
 logger = logging.getLogger("helpdesk")
 
 # A fixed clock keeps every answer (ages, due dates, new ids) the same from run to run.
-NOW = datetime(2025, 3, 14, 15, 0, tzinfo=timezone.utc)
+NOW = datetime(2025, 3, 14, 15, 0, tzinfo=UTC)
 TODAY = NOW.date()
 
 TicketStatus = Literal["open", "pending", "on_hold", "solved", "closed"]
@@ -320,31 +320,36 @@ class _Article:
 
 
 def _at(day: int, hour: int = 9, minute: int = 0) -> datetime:
-    return datetime(2025, 3, day, hour, minute, tzinfo=timezone.utc)
+    return datetime(2025, 3, day, hour, minute, tzinfo=UTC)
 
 
+# fmt: off
 def _seed_customers() -> dict[str, _Customer]:
-    rows = [
-        ("cus_1001", "Dana Whitfield", "Orbital Coffee", "dana@orbitalcoffee.com", "+1 503 555 0142", "US",
-         date(2022, 5, 3), "business", 18, "annual", "active", date(2025, 5, 3), "visa •••• 4242"),
-        ("cus_1002", "Marco Ruiz", "Ruiz & Hale LLP", "marco.ruiz@ruizhale.com", "+34 91 555 0188", "ES",
-         date(2023, 1, 17), "pro", 6, "monthly", "active", date(2025, 4, 17), "mastercard •••• 5100"),
-        ("cus_1003", "Priya Nair", "Kestrel Robotics", "priya@kestrel.io", None, "IN",
-         date(2021, 9, 1), "enterprise", 240, "annual", "active", date(2025, 9, 1), "invoice (bank transfer)"),
-        ("cus_1004", "Tom Becker", "Becker Bikes", "tom@beckerbikes.de", "+49 30 5550 1234", "DE",
-         date(2024, 2, 11), "starter", 3, "monthly", "active", date(2025, 4, 11), "visa •••• 1881"),
-        ("cus_1005", "Aiko Tanaka", "Fernleaf Studio", "aiko@fernleaf.studio", None, "JP",
-         date(2023, 7, 22), "pro", 9, "monthly", "active", date(2025, 3, 22), "amex •••• 3005"),
-        ("cus_1006", "Samuel Okafor", "Greenline Logistics", "s.okafor@greenline-logistics.com", "+44 20 5550 7788",
-         "GB", date(2022, 11, 30), "business", 42, "monthly", "past_due", date(2025, 3, 30), "visa •••• 0341"),
-        ("cus_1007", "Lena Novak", "Novak Design", "lena@novakdesign.cz", None, "CZ",
-         date(2025, 3, 2), "starter", 1, "monthly", "trialing", date(2025, 3, 16), None),
-        ("cus_1008", "James O'Connor", "Harbor Health Clinic", "james.oconnor@harborhealth.org", "+1 617 555 0199",
-         "US", date(2020, 4, 14), "enterprise", 120, "annual", "active", date(2025, 4, 14), "invoice (bank transfer)"),
-    ]
     customers = [
-        _Customer(cid, name, company, email, phone, country, since, plan, seats, cycle, status, renews, pm)
-        for (cid, name, company, email, phone, country, since, plan, seats, cycle, status, renews, pm) in rows
+        _Customer("cus_1001", "Dana Whitfield", "Orbital Coffee", "dana@orbitalcoffee.com",
+                  "+1 503 555 0142", "US", date(2022, 5, 3),
+                  "business", 18, "annual", "active", date(2025, 5, 3), "visa •••• 4242"),
+        _Customer("cus_1002", "Marco Ruiz", "Ruiz & Hale LLP", "marco.ruiz@ruizhale.com",
+                  "+34 91 555 0188", "ES", date(2023, 1, 17),
+                  "pro", 6, "monthly", "active", date(2025, 4, 17), "mastercard •••• 5100"),
+        _Customer("cus_1003", "Priya Nair", "Kestrel Robotics", "priya@kestrel.io",
+                  None, "IN", date(2021, 9, 1),
+                  "enterprise", 240, "annual", "active", date(2025, 9, 1), "invoice (bank transfer)"),
+        _Customer("cus_1004", "Tom Becker", "Becker Bikes", "tom@beckerbikes.de",
+                  "+49 30 5550 1234", "DE", date(2024, 2, 11),
+                  "starter", 3, "monthly", "active", date(2025, 4, 11), "visa •••• 1881"),
+        _Customer("cus_1005", "Aiko Tanaka", "Fernleaf Studio", "aiko@fernleaf.studio",
+                  None, "JP", date(2023, 7, 22),
+                  "pro", 9, "monthly", "active", date(2025, 3, 22), "amex •••• 3005"),
+        _Customer("cus_1006", "Samuel Okafor", "Greenline Logistics", "s.okafor@greenline-logistics.com",
+                  "+44 20 5550 7788", "GB", date(2022, 11, 30),
+                  "business", 42, "monthly", "past_due", date(2025, 3, 30), "visa •••• 0341"),
+        _Customer("cus_1007", "Lena Novak", "Novak Design", "lena@novakdesign.cz",
+                  None, "CZ", date(2025, 3, 2),
+                  "starter", 1, "monthly", "trialing", date(2025, 3, 16), None),
+        _Customer("cus_1008", "James O'Connor", "Harbor Health Clinic", "james.oconnor@harborhealth.org",
+                  "+1 617 555 0199", "US", date(2020, 4, 14),
+                  "enterprise", 120, "annual", "active", date(2025, 4, 14), "invoice (bank transfer)"),
     ]
     customers[4].credit_balance = 25.0
     return {c.customer_id: c for c in customers}
@@ -356,11 +361,13 @@ def _seed_tickets() -> dict[str, _Ticket]:
                 "Since Monday the Android app signs me out every time I switch apps. Pixel 8, app 5.12.0.",
                 "cus_1005", "open", "high", "bug", "email", "agt_maya", _at(10, 8, 12), ["android", "login"]),
         _Ticket("T-1041", "Charged twice for February",
-                "Our card was charged twice for the February invoice INV-2025-0207. Please refund the duplicate.",
-                "cus_1002", "open", "high", "billing", "email", "agt_omar", _at(11, 10, 5), ["duplicate-charge"]),
+                "Our card was charged twice for the February invoice INV-2025-0207. Please refund one.",
+                "cus_1002", "open", "high", "billing", "email", "agt_omar", _at(11, 10, 5),
+                ["duplicate-charge"]),
         _Ticket("T-1042", "SSO login fails with SAML error",
                 "Users get 'SAML response signature invalid' since we rotated our Okta certificate.",
-                "cus_1003", "pending", "urgent", "bug", "web", "agt_ines", _at(12, 7, 40), ["sso", "saml", "okta"]),
+                "cus_1003", "pending", "urgent", "bug", "web", "agt_ines", _at(12, 7, 40),
+                ["sso", "saml", "okta"]),
         _Ticket("T-1043", "How do I export a project to CSV?",
                 "I'd like to get all tasks of one project into a spreadsheet.",
                 "cus_1004", "solved", "low", "question", "chat", "agt_leo", _at(3, 14, 20), ["export"]),
@@ -375,110 +382,220 @@ def _seed_tickets() -> dict[str, _Ticket]:
                 "cus_1006", "open", "normal", "billing", "chat", None, _at(13, 11, 30), ["payment", "seats"]),
         _Ticket("T-1047", "Outlook calendar sync duplicates events",
                 "Every task due date shows up two or three times in Outlook since the last update.",
-                "cus_1008", "open", "high", "bug", "email", "agt_maya", _at(9, 13, 0), ["outlook", "calendar"]),
+                "cus_1008", "open", "high", "bug", "email", "agt_maya", _at(9, 13, 0),
+                ["outlook", "calendar"]),
         _Ticket("T-1048", "Need invoices with our VAT number",
                 "Our accountant needs the VAT ID DE298765431 on all invoices, including past ones.",
-                "cus_1004", "pending", "low", "billing", "email", "agt_omar", _at(7, 9, 15), ["vat", "invoice"]),
+                "cus_1004", "pending", "low", "billing", "email", "agt_omar", _at(7, 9, 15),
+                ["vat", "invoice"]),
         _Ticket("T-1049", "Webhook deliveries failing with 410",
                 "Our endpoint receives nothing since yesterday; the delivery log shows HTTP 410 from Lumen.",
-                "cus_1003", "open", "urgent", "bug", "email", "agt_ines", _at(13, 22, 10), ["webhooks", "api"]),
+                "cus_1003", "open", "urgent", "bug", "email", "agt_ines", _at(13, 22, 10),
+                ["webhooks", "api"]),
         _Ticket("T-1050", "Can we downgrade to Pro at renewal?",
                 "We'd like to move from Business to Pro when our annual plan renews.",
-                "cus_1001", "solved", "normal", "billing", "email", "agt_omar", _at(1, 10, 0), ["plan-change"]),
+                "cus_1001", "solved", "normal", "billing", "email", "agt_omar", _at(1, 10, 0),
+                ["plan-change"]),
         _Ticket("T-1051", "Password reset email never arrives",
                 "I requested a reset link three times and nothing arrived, not even in spam.",
-                "cus_1002", "open", "normal", "account", "web", "agt_sara", _at(14, 8, 30), ["password", "email"]),
+                "cus_1002", "open", "normal", "account", "web", "agt_sara", _at(14, 8, 30),
+                ["password", "email"]),
         _Ticket("T-1052", "CSV export drops custom fields",
                 "When I export a project to CSV, the custom field columns are empty.",
-                "cus_1005", "open", "normal", "bug", "email", None, _at(12, 15, 5), ["export", "custom-fields"]),
+                "cus_1005", "open", "normal", "bug", "email", None, _at(12, 15, 5),
+                ["export", "custom-fields"]),
         _Ticket("T-1053", "Android app signs me out after update",
                 "After updating the Android app this morning I have to log in again every time I open it.",
                 "cus_1006", "open", "high", "bug", "phone", "agt_leo", _at(14, 10, 45), ["android", "login"]),
         _Ticket("T-1054", "Please cancel our trial",
                 "We decided to go with another tool, please cancel.",
                 "cus_1007", "closed", "low", "account", "email", "agt_raj", _at(8, 12, 0), ["cancellation"]),
+        _Ticket("T-1055", "Re: Charged twice for February",
+                "Following up: I still see two charges of $144 on our card for February. Any news?",
+                "cus_1002", "open", "normal", "billing", "email", None, _at(14, 9, 20), ["duplicate-charge"]),
     ]
     t[0].comments.append(Comment(author="agt_maya", visibility="internal", created_at=_at(10, 9, 0),
-                                 body="Reproduced on Android 14 with battery optimisation on. Linked to MOB-311."))
+                                 body="Reproduced on Android 14 with battery optimisation on. See MOB-311."))
     t[1].comments.append(Comment(author="agt_omar", visibility="public", created_at=_at(11, 11, 0),
                                  body="Thanks Marco, I can see both charges and I'm looking into it."))
     t[2].comments.append(Comment(author="agt_ines", visibility="public", created_at=_at(12, 9, 10),
-                                 body="Could you upload the new certificate in Settings → Security → SSO?"))
+                                 body="Please upload the new certificate in Settings → Security → SSO."))
     for ticket in t:
         ticket.updated_at = max([ticket.created_at, *(c.created_at for c in ticket.comments)])
     return {x.ticket_id: x for x in t}
+# fmt: on
 
 
 def _seed_invoices() -> dict[str, _Invoice]:
     def seats(plan: Plan, n: int, label: str) -> list[InvoiceLine]:
         price = SEAT_PRICE[plan]
-        return [InvoiceLine(description=f"Lumen {plan.title()} — {label}", quantity=n, unit_price=price,
-                            amount=round(n * price, 2))]
+        return [
+            InvoiceLine(
+                description=f"Lumen {plan.title()} — {label}",
+                quantity=n,
+                unit_price=price,
+                amount=round(n * price, 2),
+            )
+        ]
 
+    annual_discount = InvoiceLine(
+        description="Annual prepay discount", quantity=1, unit_price=-842.4, amount=-842.4
+    )
     rows = [
-        _Invoice("INV-2025-0101", "cus_1002", "paid", date(2025, 1, 17), seats("pro", 6, "January"),
-                 "mastercard •••• 5100"),
-        _Invoice("INV-2025-0207", "cus_1002", "paid", date(2025, 2, 17), seats("pro", 6, "February"),
-                 "mastercard •••• 5100"),
-        _Invoice("INV-2025-0208", "cus_1002", "paid", date(2025, 2, 17), seats("pro", 6, "February (duplicate)"),
-                 "mastercard •••• 5100"),
+        _Invoice(
+            "INV-2025-0101",
+            "cus_1002",
+            "paid",
+            date(2025, 1, 17),
+            seats("pro", 6, "January"),
+            "mastercard •••• 5100",
+        ),
+        _Invoice(
+            "INV-2025-0207",
+            "cus_1002",
+            "paid",
+            date(2025, 2, 17),
+            seats("pro", 6, "February"),
+            "mastercard •••• 5100",
+        ),
+        _Invoice(
+            "INV-2025-0208",
+            "cus_1002",
+            "paid",
+            date(2025, 2, 17),
+            seats("pro", 6, "February (duplicate)"),
+            "mastercard •••• 5100",
+        ),
         _Invoice("INV-2025-0311", "cus_1004", "open", date(2025, 3, 11), seats("starter", 3, "March"), None),
-        _Invoice("INV-2025-0212", "cus_1004", "paid", date(2025, 2, 11), seats("starter", 3, "February"),
-                 "visa •••• 1881"),
-        _Invoice("INV-2025-0222", "cus_1005", "paid", date(2025, 2, 22), seats("pro", 9, "February"),
-                 "amex •••• 3005"),
-        _Invoice("INV-2025-0230", "cus_1006", "past_due", date(2025, 2, 28), seats("business", 42, "March"), None),
-        _Invoice("INV-2025-0130", "cus_1006", "paid", date(2025, 1, 30), seats("business", 42, "February"),
-                 "visa •••• 0341"),
-        _Invoice("INV-2024-0503", "cus_1001", "paid", date(2024, 5, 3), seats("business", 18, "annual 2024–25")
-                 + [InvoiceLine(description="Annual prepay discount", quantity=1, unit_price=-842.4,
-                                amount=-842.4)], "visa •••• 4242"),
-        _Invoice("INV-2024-0901", "cus_1003", "paid", date(2024, 9, 1), seats("enterprise", 240, "annual 2024–25"),
-                 "invoice (bank transfer)"),
-        _Invoice("INV-2024-0414", "cus_1008", "paid", date(2024, 4, 14), seats("enterprise", 120, "annual 2024–25"),
-                 "invoice (bank transfer)"),
+        _Invoice(
+            "INV-2025-0212",
+            "cus_1004",
+            "paid",
+            date(2025, 2, 11),
+            seats("starter", 3, "February"),
+            "visa •••• 1881",
+        ),
+        _Invoice(
+            "INV-2025-0222",
+            "cus_1005",
+            "paid",
+            date(2025, 2, 22),
+            seats("pro", 9, "February"),
+            "amex •••• 3005",
+        ),
+        _Invoice(
+            "INV-2025-0230", "cus_1006", "past_due", date(2025, 2, 28), seats("business", 42, "March"), None
+        ),
+        _Invoice(
+            "INV-2025-0130",
+            "cus_1006",
+            "paid",
+            date(2025, 1, 30),
+            seats("business", 42, "February"),
+            "visa •••• 0341",
+        ),
+        _Invoice(
+            "INV-2024-0503",
+            "cus_1001",
+            "paid",
+            date(2024, 5, 3),
+            [*seats("business", 18, "annual 2024–25"), annual_discount],
+            "visa •••• 4242",
+        ),
+        _Invoice(
+            "INV-2024-0901",
+            "cus_1003",
+            "paid",
+            date(2024, 9, 1),
+            seats("enterprise", 240, "annual 2024–25"),
+            "invoice (bank transfer)",
+        ),
+        _Invoice(
+            "INV-2024-0414",
+            "cus_1008",
+            "paid",
+            date(2024, 4, 14),
+            seats("enterprise", 120, "annual 2024–25"),
+            "invoice (bank transfer)",
+        ),
     ]
     return {i.invoice_id: i for i in rows}
 
 
 def _seed_articles() -> dict[str, _Article]:
     rows = [
-        _Article("KB-101", "Resetting your password", "account",
-                 "Use 'Forgot password' on the sign-in page. The reset link is valid for 30 minutes. If the email "
-                 "does not arrive, check that no-reply@lumen.app is not blocked and that SSO is not enforced.",
-                 date(2024, 11, 2)),
-        _Article("KB-102", "Exporting a project to CSV or Excel", "data",
-                 "Open the project, choose ⋯ → Export, and pick CSV or XLSX. Custom fields are exported as extra "
-                 "columns when 'Include custom fields' is ticked. Exports over 50,000 rows are emailed.",
-                 date(2025, 1, 20)),
-        _Article("KB-103", "Setting up SAML single sign-on", "account",
-                 "Enterprise plans can sign in with Okta, Azure AD or any SAML 2.0 provider. After rotating your "
-                 "IdP certificate, upload the new one under Settings → Security → SSO or sign-ins will fail.",
-                 date(2025, 2, 8)),
-        _Article("KB-104", "Android app: staying signed in", "mobile",
-                 "If the Android app signs you out when you switch apps, turn off battery optimisation for Lumen "
-                 "(Settings → Apps → Lumen → Battery → Unrestricted) and update to 5.12.1 or later.",
-                 date(2025, 3, 12)),
-        _Article("KB-105", "Understanding your invoice and adding a VAT ID", "billing",
-                 "Invoices are issued on your renewal day. Add a VAT ID under Billing → Company details; it is "
-                 "printed on all invoices issued afterwards. Past invoices can be re-issued by support.",
-                 date(2024, 10, 15)),
-        _Article("KB-106", "Changing your plan or number of seats", "billing",
-                 "Upgrades take effect immediately and are prorated. Downgrades take effect at the next renewal. "
-                 "Seats can be added at any time from Billing → Seats.",
-                 date(2024, 12, 1)),
-        _Article("KB-107", "Refund policy", "billing",
-                 "Monthly plans are not refunded for partial months. Duplicate charges and billing errors are "
-                 "always refunded in full. Annual plans can be refunded pro rata within 30 days of renewal.",
-                 date(2024, 9, 30)),
-        _Article("KB-108", "Connecting Outlook and Google Calendar", "integrations",
-                 "Connect a calendar under Settings → Integrations. Each task with a due date becomes one event. "
-                 "If events are duplicated, disconnect and reconnect the calendar to reset the sync token.",
-                 date(2025, 2, 27)),
-        _Article("KB-109", "Webhooks: retries and delivery errors", "integrations",
-                 "Failed deliveries are retried for 24 hours with backoff. A 410 means the webhook was disabled "
-                 "after repeated failures; re-enable it under Settings → API → Webhooks.",
-                 date(2025, 1, 5)),
+        _Article(
+            "KB-101",
+            "Resetting your password",
+            "account",
+            "Use 'Forgot password' on the sign-in page. The reset link is valid for 30 minutes. If the email "
+            "does not arrive, check that no-reply@lumen.app is not blocked and that SSO is not enforced.",
+            date(2024, 11, 2),
+        ),
+        _Article(
+            "KB-102",
+            "Exporting a project to CSV or Excel",
+            "data",
+            "Open the project, choose ⋯ → Export, and pick CSV or XLSX. Custom fields are exported as extra "
+            "columns when 'Include custom fields' is ticked. Exports over 50,000 rows are emailed.",
+            date(2025, 1, 20),
+        ),
+        _Article(
+            "KB-103",
+            "Setting up SAML single sign-on",
+            "account",
+            "Enterprise plans can sign in with Okta, Azure AD or any SAML 2.0 provider. After rotating your "
+            "IdP certificate, upload the new one under Settings → Security → SSO or sign-ins will fail.",
+            date(2025, 2, 8),
+        ),
+        _Article(
+            "KB-104",
+            "Android app: staying signed in",
+            "mobile",
+            "If the Android app signs you out when you switch apps, turn off battery optimisation for Lumen "
+            "(Settings → Apps → Lumen → Battery → Unrestricted) and update to 5.12.1 or later.",
+            date(2025, 3, 12),
+        ),
+        _Article(
+            "KB-105",
+            "Understanding your invoice and adding a VAT ID",
+            "billing",
+            "Invoices are issued on your renewal day. Add a VAT ID under Billing → Company details; it is "
+            "printed on all invoices issued afterwards. Past invoices can be re-issued by support.",
+            date(2024, 10, 15),
+        ),
+        _Article(
+            "KB-106",
+            "Changing your plan or number of seats",
+            "billing",
+            "Upgrades take effect immediately and are prorated. Downgrades take effect at the next renewal. "
+            "Seats can be added at any time from Billing → Seats.",
+            date(2024, 12, 1),
+        ),
+        _Article(
+            "KB-107",
+            "Refund policy",
+            "billing",
+            "Monthly plans are not refunded for partial months. Duplicate charges and billing errors are "
+            "always refunded in full. Annual plans can be refunded pro rata within 30 days of renewal.",
+            date(2024, 9, 30),
+        ),
+        _Article(
+            "KB-108",
+            "Connecting Outlook and Google Calendar",
+            "integrations",
+            "Connect a calendar under Settings → Integrations. Each task with a due date becomes one event. "
+            "If events are duplicated, disconnect and reconnect the calendar to reset the sync token.",
+            date(2025, 2, 27),
+        ),
+        _Article(
+            "KB-109",
+            "Webhooks: retries and delivery errors",
+            "integrations",
+            "Failed deliveries are retried for 24 hours with backoff. A 410 means the webhook was disabled "
+            "after repeated failures; re-enable it under Settings → API → Webhooks.",
+            date(2025, 1, 5),
+        ),
     ]
     return {a.article_id: a for a in rows}
 
@@ -502,7 +619,7 @@ class Store:
     invoices: dict[str, _Invoice] = field(default_factory=_seed_invoices)
     articles: dict[str, _Article] = field(default_factory=_seed_articles)
     agents: dict[str, tuple[str, Team, AgentStatus]] = field(default_factory=_seed_agents)
-    next_ticket: int = 1055
+    next_ticket: int = 1056
     next_article: int = 110
     next_refund: int = 1
     next_credit: int = 1
@@ -517,23 +634,21 @@ class Store:
         digits = re.sub(r"\D", "", ticket_id)
         found = self.tickets.get(f"T-{digits}")
         if found is None:
-            raise ToolError(f"No ticket {ticket_id!r}. Ticket ids look like T-1042; use search_tickets to find one.")
+            raise ToolError(
+                f"No ticket {ticket_id!r}. Ticket ids look like T-1042; use search_tickets to find one."
+            )
         return found
 
     def customer(self, customer_id: str) -> _Customer:
         found = self.customers.get(customer_id.strip().lower())
         if found is None:
-            raise ToolError(
-                f"No customer {customer_id!r}. Customer ids look like cus_1002; use search_customers to find one."
-            )
+            raise ToolError(f"No customer {customer_id!r}. Ids look like cus_1002; try search_customers.")
         return found
 
     def invoice(self, invoice_id: str) -> _Invoice:
         found = self.invoices.get(invoice_id.strip().upper())
         if found is None:
-            raise ToolError(
-                f"No invoice {invoice_id!r}. Invoice ids look like INV-2025-0207; use list_invoices to find one."
-            )
+            raise ToolError(f"No invoice {invoice_id!r}. Ids look like INV-2025-0207; try list_invoices.")
         return found
 
     def article(self, article_id: str) -> _Article:
@@ -552,7 +667,9 @@ class Store:
         return Agent(agent_id=key, name=name, team=team, status=status, open_tickets=load)
 
     def open_tickets_of(self, customer_id: str) -> int:
-        return sum(1 for t in self.tickets.values() if t.customer_id == customer_id and t.status in _OPEN_STATUSES)
+        return sum(
+            1 for t in self.tickets.values() if t.customer_id == customer_id and t.status in _OPEN_STATUSES
+        )
 
     def customer_record(self, c: _Customer) -> Customer:
         return Customer(
@@ -578,8 +695,8 @@ server = MCPServer(
     title="Lumen Helpdesk",
     version="1.4.0",
     instructions=(
-        "Support backend for Lumen, a project-management SaaS. Ticket ids look like T-1042, customer ids like "
-        "cus_1002, invoice ids like INV-2025-0207, article ids like KB-104 and agent ids like agt_maya."
+        "Support backend for Lumen, a project-management SaaS. Ticket ids look like T-1042, customer ids "
+        "like cus_1002, invoice ids like INV-2025-0207, article ids like KB-104 and agent ids like agt_maya."
     ),
 )
 
@@ -591,7 +708,9 @@ def tool(annotations: ToolAnnotations) -> Callable[[_Fn], _Fn]:
     """Register a tool whose description is its docstring flattened to one paragraph, as clients show it."""
 
     def register(fn: _Fn) -> _Fn:
-        server.add_tool(fn, description=" ".join(inspect.cleandoc(fn.__doc__ or "").split()), annotations=annotations)
+        server.add_tool(
+            fn, description=" ".join(inspect.cleandoc(fn.__doc__ or "").split()), annotations=annotations
+        )
         return fn
 
     return register
@@ -612,7 +731,9 @@ def _score(query: str, *fields: str) -> int:
 
 @tool(READ_ONLY)
 def search_tickets(
-    query: Annotated[str, Field(description="Words or a phrase to look for, e.g. 'android logout' or 'charged twice'.")],
+    query: Annotated[
+        str, Field(description="Words or a phrase to look for, e.g. 'android logout' or 'charged twice'.")
+    ],
     status: Annotated[TicketStatus | None, Field(description="Only return tickets in this status.")] = None,
     limit: Annotated[int, Field(ge=1, le=50, description="Maximum number of tickets to return.")] = 10,
 ) -> TicketList:
@@ -637,9 +758,12 @@ def list_tickets(
     status: Annotated[TicketStatus | None, Field(description="Only tickets in this status.")] = None,
     priority: Annotated[Priority | None, Field(description="Only tickets with this priority.")] = None,
     assignee_id: Annotated[
-        str | None, Field(description="Only tickets assigned to this agent id (e.g. agt_maya), or 'unassigned'.")
+        str | None,
+        Field(description="Only tickets assigned to this agent id (e.g. agt_maya), or 'unassigned'."),
     ] = None,
-    customer_id: Annotated[str | None, Field(description="Only tickets from this customer id (e.g. cus_1002).")] = None,
+    customer_id: Annotated[
+        str | None, Field(description="Only tickets from this customer id (e.g. cus_1002).")
+    ] = None,
     limit: Annotated[int, Field(ge=1, le=100, description="Maximum number of tickets to return.")] = 20,
 ) -> TicketList:
     """List tickets filtered by status, priority, assignee or customer, most urgent first.
@@ -678,7 +802,9 @@ def get_ticket(
 @tool(WRITE)
 def create_ticket(
     customer_email: Annotated[str, Field(description="Email address of the customer the ticket is for.")],
-    subject: Annotated[str, Field(min_length=3, max_length=150, description="A one-line summary of the issue.")],
+    subject: Annotated[
+        str, Field(min_length=3, max_length=150, description="A one-line summary of the issue.")
+    ],
     description: Annotated[str, Field(min_length=1, description="What the customer reported, in full.")],
     priority: Annotated[Priority, Field(description="How urgent the issue is.")] = "normal",
     category: Annotated[TicketCategory, Field(description="What kind of request this is.")] = "question",
@@ -693,10 +819,23 @@ def create_ticket(
     email = customer_email.strip().lower()
     customer = next((c for c in store.customers.values() if c.email == email), None)
     if customer is None:
-        raise ToolError(f"No customer with email {customer_email!r}; use search_customers to check the address.")
+        raise ToolError(
+            f"No customer with email {customer_email!r}; use search_customers to check the address."
+        )
     now = store.tick()
-    ticket = _Ticket(f"T-{store.next_ticket}", subject, description, customer.customer_id, "open", priority,
-                     category, channel, None, now, updated_at=now)
+    ticket = _Ticket(
+        f"T-{store.next_ticket}",
+        subject,
+        description,
+        customer.customer_id,
+        "open",
+        priority,
+        category,
+        channel,
+        None,
+        now,
+        updated_at=now,
+    )
     store.next_ticket += 1
     store.tickets[ticket.ticket_id] = ticket
     logger.info("created %s for %s", ticket.ticket_id, customer.customer_id)
@@ -708,8 +847,10 @@ def update_ticket_status(
     ticket_id: Annotated[str, Field(description="The ticket id, e.g. T-1042.")],
     status: Annotated[
         TicketStatus,
-        Field(description="New status: 'pending' waits on the customer, 'on_hold' on a third party, "
-                          "'solved' lets the customer reopen for 7 days, 'closed' is final."),
+        Field(
+            description="New status: 'pending' waits on the customer, 'on_hold' on a third party, "
+            "'solved' lets the customer reopen for 7 days, 'closed' is final."
+        ),
     ],
     note: Annotated[str | None, Field(description="Optional internal note explaining the change.")] = None,
 ) -> Ticket:
@@ -719,7 +860,9 @@ def update_ticket_status(
     """
     ticket = store.ticket(ticket_id)
     if ticket.status == "closed" and status != "closed":
-        raise ToolError(f"{ticket.ticket_id} is closed and cannot be reopened; create a follow-up ticket instead.")
+        raise ToolError(
+            f"{ticket.ticket_id} is closed and cannot be reopened; create a follow-up ticket instead."
+        )
     now = store.tick()
     ticket.status = status
     ticket.updated_at = now
@@ -731,7 +874,9 @@ def update_ticket_status(
 @tool(IDEMPOTENT_WRITE)
 def assign_ticket(
     ticket_id: Annotated[str, Field(description="The ticket id, e.g. T-1042.")],
-    agent_id: Annotated[str, Field(description="The agent to assign it to, e.g. agt_maya (see list_agents).")],
+    agent_id: Annotated[
+        str, Field(description="The agent to assign it to, e.g. agt_maya (see list_agents).")
+    ],
 ) -> Ticket:
     """Assign a ticket to a support agent, replacing the current assignee if there is one."""
     ticket = store.ticket(ticket_id)
@@ -760,7 +905,9 @@ def add_ticket_comment(
 
 @tool(DESTRUCTIVE)
 def merge_tickets(
-    source_ticket_id: Annotated[str, Field(description="The duplicate ticket, which gets closed, e.g. T-1053.")],
+    source_ticket_id: Annotated[
+        str, Field(description="The duplicate ticket, which gets closed, e.g. T-1053.")
+    ],
     target_ticket_id: Annotated[str, Field(description="The ticket to keep, which receives the comments.")],
 ) -> Ticket:
     """Merge a duplicate ticket into another one: its comments move to the target and the duplicate is closed.
@@ -774,8 +921,14 @@ def merge_tickets(
         raise ToolError(f"{source.ticket_id} was already merged into {source.merged_into}.")
     now = store.tick()
     target.comments.extend(source.comments)
-    target.comments.append(Comment(author="assistant", visibility="internal", created_at=now,
-                                   body=f"Merged {source.ticket_id} ({source.subject}) into this ticket."))
+    target.comments.append(
+        Comment(
+            author="assistant",
+            visibility="internal",
+            created_at=now,
+            body=f"Merged {source.ticket_id} ({source.subject}) into this ticket.",
+        )
+    )
     target.updated_at = now
     source.comments = []
     source.status, source.merged_into, source.updated_at = "closed", target.ticket_id, now
@@ -789,7 +942,10 @@ def merge_tickets(
 def search_customers(
     query: Annotated[str, Field(min_length=2, description="A name, email address, company or phone number.")],
 ) -> CustomerList:
-    """Find customers by name, email, company or phone. Use it to look up who someone is or to get a customer id."""
+    """Find customers by name, email, company or phone.
+
+    Use it to look up who someone is or to get a customer id.
+    """
     q = query.strip().lower()
     hits = []
     for c in store.customers.values():
@@ -811,7 +967,9 @@ def get_customer(
 def update_customer_contact(
     customer_id: Annotated[str, Field(description="The customer id, e.g. cus_1002.")],
     name: Annotated[str | None, Field(description="New contact name.")] = None,
-    email: Annotated[str | None, Field(description="New email address for login, invoices and replies.")] = None,
+    email: Annotated[
+        str | None, Field(description="New email address for login, invoices and replies.")
+    ] = None,
     phone: Annotated[str | None, Field(description="New phone number, with country code.")] = None,
 ) -> Customer:
     """Change a customer's contact details (name, email or phone). Fields left out stay as they are."""
@@ -841,7 +999,11 @@ def list_invoices(
     Use it to see billing history or find an invoice id; for the line items of one invoice use get_invoice.
     """
     c = store.customer(customer_id)
-    rows = [i for i in store.invoices.values() if i.customer_id == c.customer_id and (not status or i.status == status)]
+    rows = [
+        i
+        for i in store.invoices.values()
+        if i.customer_id == c.customer_id and (not status or i.status == status)
+    ]
     rows.sort(key=lambda i: (i.issued_on, i.invoice_id), reverse=True)
     return InvoiceList(total=len(rows), invoices=[i.summary() for i in rows[:limit]])
 
@@ -852,8 +1014,12 @@ def get_invoice(
 ) -> Invoice:
     """Get one invoice in full: line items, totals, payment method, status and any amount refunded."""
     i = store.invoice(invoice_id)
-    return Invoice(**i.summary().model_dump(), lines=i.lines, amount_refunded=i.amount_refunded,
-                   payment_method=i.payment_method)
+    return Invoice(
+        **i.summary().model_dump(),
+        lines=i.lines,
+        amount_refunded=i.amount_refunded,
+        payment_method=i.payment_method,
+    )
 
 
 @tool(DESTRUCTIVE)
@@ -861,7 +1027,8 @@ def issue_refund(
     invoice_id: Annotated[str, Field(description="The paid invoice to refund, e.g. INV-2025-0208.")],
     reason: Annotated[RefundReason, Field(description="Why the money is returned.")],
     amount: Annotated[
-        float | None, Field(gt=0, description="Amount to refund in the invoice currency; leave out for a full refund.")
+        float | None,
+        Field(gt=0, description="Amount to refund in the invoice currency; leave out for a full refund."),
     ] = None,
 ) -> Refund:
     """Refund money from a paid invoice back to the customer's original payment method, fully or partly.
@@ -881,8 +1048,15 @@ def issue_refund(
     i.amount_refunded = round(i.amount_refunded + value, 2)
     if i.amount_refunded >= i.total:
         i.status = "refunded"
-    refund = Refund(refund_id=f"re_{store.next_refund:04d}", invoice_id=i.invoice_id, amount=value, currency="USD",
-                    reason=reason, invoice_status=i.status, arrives_in="5–10 business days")
+    refund = Refund(
+        refund_id=f"re_{store.next_refund:04d}",
+        invoice_id=i.invoice_id,
+        amount=value,
+        currency="USD",
+        reason=reason,
+        invoice_status=i.status,
+        arrives_in="5–10 business days",
+    )
     store.next_refund += 1
     return refund
 
@@ -891,7 +1065,9 @@ def issue_refund(
 def apply_account_credit(
     customer_id: Annotated[str, Field(description="The customer id, e.g. cus_1002.")],
     amount: Annotated[float, Field(gt=0, le=1000, description="Credit in USD, at most 1000.")],
-    reason: Annotated[str, Field(min_length=3, description="Why the credit is given; shown on the next invoice.")],
+    reason: Annotated[
+        str, Field(min_length=3, description="Why the credit is given; shown on the next invoice.")
+    ],
 ) -> AccountCredit:
     """Add a credit to a customer's account balance, used up automatically by their next invoices.
 
@@ -900,8 +1076,14 @@ def apply_account_credit(
     """
     c = store.customer(customer_id)
     c.credit_balance = round(c.credit_balance + amount, 2)
-    credit = AccountCredit(credit_id=f"cr_{store.next_credit:04d}", customer_id=c.customer_id, amount=round(amount, 2),
-                           currency="USD", reason=reason, credit_balance=c.credit_balance)
+    credit = AccountCredit(
+        credit_id=f"cr_{store.next_credit:04d}",
+        customer_id=c.customer_id,
+        amount=round(amount, 2),
+        currency="USD",
+        reason=reason,
+        credit_balance=c.credit_balance,
+    )
     store.next_credit += 1
     return credit
 
@@ -926,7 +1108,7 @@ def _subscription(c: _Customer) -> Subscription:
 def get_subscription(
     customer_id: Annotated[str, Field(description="The customer id, e.g. cus_1002.")],
 ) -> Subscription:
-    """Get a customer's subscription: plan, seats, billing cycle, renewal date, payment method and credit balance."""
+    """Get a customer's subscription: plan, seats, billing cycle, renewal date, card and credit balance."""
     return _subscription(store.customer(customer_id))
 
 
@@ -934,10 +1116,12 @@ def get_subscription(
 def change_subscription_plan(
     customer_id: Annotated[str, Field(description="The customer id, e.g. cus_1002.")],
     plan: Annotated[Plan, Field(description="The plan to move to.")],
-    seats: Annotated[int | None, Field(ge=1, le=5000, description="New seat count; leave out to keep it.")] = None,
+    seats: Annotated[
+        int | None, Field(ge=1, le=5000, description="New seat count; leave out to keep it.")
+    ] = None,
     effective: Annotated[
         Literal["now", "next_renewal"],
-        Field(description="'now' prorates immediately; 'next_renewal' schedules the change for the renewal date."),
+        Field(description="'now' prorates immediately; 'next_renewal' schedules it for the renewal date."),
     ] = "next_renewal",
 ) -> Subscription:
     """Upgrade or downgrade a customer's plan and optionally change the seat count, now or at renewal."""
@@ -957,13 +1141,15 @@ def change_subscription_plan(
 
 @tool(READ_ONLY)
 def search_articles(
-    query: Annotated[str, Field(description="What the reader wants to know, e.g. 'reset password' or 'VAT'.")],
+    query: Annotated[
+        str, Field(description="What the reader wants to know, e.g. 'reset password' or 'VAT'.")
+    ],
     category: Annotated[ArticleCategory | None, Field(description="Only articles in this category.")] = None,
 ) -> ArticleList:
     """Search the help-center knowledge base and return matching articles with a short snippet, best first.
 
-    Use it to find documentation to answer a how-to question or to send to a customer. To read an article whose
-    id you already have, use get_article.
+    Use it to find documentation to answer a how-to question or to send to a customer. To read an article
+    whose id you already have, use get_article.
     """
     scored = []
     for a in store.articles.values():
@@ -1028,14 +1214,19 @@ _TEAM_SHARE: dict[Team, float] = {"tier1": 0.55, "tier2": 0.2, "billing": 0.15, 
 @tool(READ_ONLY)
 def get_support_metrics(
     period: Annotated[Period, Field(description="The time window to report on.")] = "last_7_days",
-    team: Annotated[Team | None, Field(description="Only this team's tickets; leave out for the whole desk.")] = None,
+    team: Annotated[
+        Team | None, Field(description="Only this team's tickets; leave out for the whole desk.")
+    ] = None,
 ) -> SupportMetrics:
-    """Report support KPIs for a period: ticket volume, backlog, first-response and resolution times, and CSAT."""
+    """Report support KPIs for a period: volume, backlog, response and resolution times, and CSAT."""
     new, solved, frt, resolution, csat = _METRIC_BASE[period]
     share = _TEAM_SHARE[team] if team else 1.0
     members = {a for a, (_, t, _) in store.agents.items() if not team or t == team}
-    backlog = sum(1 for t in store.tickets.values()
-                  if t.status in _OPEN_STATUSES and (not team or t.assignee_id in members))
+    backlog = sum(
+        1
+        for t in store.tickets.values()
+        if t.status in _OPEN_STATUSES and (not team or t.assignee_id in members)
+    )
     return SupportMetrics(
         period=period,
         team=team,
@@ -1062,9 +1253,19 @@ class BearerTokenMiddleware:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             if not hmac.compare_digest(given, self.expected):
-                await send({"type": "http.response.start", "status": 401, "headers": [
-                    (b"content-type", b"application/json"), (b"www-authenticate", b'Bearer realm="helpdesk"')]})
-                await send({"type": "http.response.body", "body": b'{"error":"missing or invalid bearer token"}'})
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b'Bearer realm="helpdesk"'),
+                        ],
+                    }
+                )
+                await send(
+                    {"type": "http.response.body", "body": b'{"error":"missing or invalid bearer token"}'}
+                )
                 return
         await self.app(scope, receive, send)
 

@@ -2,6 +2,10 @@
 
 The catalog is plain data (pydantic) so that everything downstream — validation, providers, scoring,
 reports — is a pure function of it. Only ``_mcp`` talks to servers.
+
+A snapshot (``mcp-evals catalog --out FILE``) keeps each server's ``tools/list`` result in the MCP
+wire shape, what the server said about itself, its ``prefix`` setting, the explicit area of each
+tool and the catalog hash, so ``load_catalog(FILE)`` rebuilds the same catalog with the same hash.
 """
 
 from __future__ import annotations
@@ -9,16 +13,16 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config import Config, ServerConfig
-from .errors import ConfigError, InputFileError
-from .files import atomic_write, describe_validation_error, load_document
+from .errors import ConfigError, InputFileError, where
+from .files import atomic_write, describe_validation_error, parse_json, read_text
 from .names import NameMap
 
 SNAPSHOT_FORMAT = "mcp-evals.catalog/1"
@@ -30,16 +34,20 @@ class Tool(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    name: str
+    name: str = Field(
+        description="The name in this catalog: the server's name, or `server__name` when prefixed."
+    )
     title: str | None = None
     description: str = ""
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
     output_schema: dict[str, Any] | None = None
     annotations: dict[str, Any] | None = None
-    server: str
+    server: str = Field(description="The config name of the server that publishes it.")
     wire_name: str = Field(description="The name the server itself uses (differs when prefixed).")
     area: str = ""
-    area_explicit: bool = False
+    area_explicit: bool = Field(
+        False, description="True when `areas:` placed it; False when it took its server's name."
+    )
 
     def content(self) -> dict[str, Any]:
         """What defines this tool for a model; the catalog hash is made of this."""
@@ -64,15 +72,17 @@ class Tool(BaseModel):
 
 
 class ServerInfo(BaseModel):
-    """What a server said about itself when the catalog was read."""
+    """One server's listing: what it said about itself and its tools in the MCP wire shape."""
 
     name: str = Field(description="The server's name in the config.")
-    transport: str
-    server_name: str | None = None
+    transport: str = Field(description="stdio, streamable-http, sse, or snapshot.")
+    server_name: str | None = Field(None, description="The name the server gave in its handshake.")
     server_version: str | None = None
-    protocol_version: str | None = None
+    protocol_version: str | None = Field(None, description="The MCP protocol version negotiated.")
+    instructions: str | None = None
+    prefix: bool = Field(False, description="Its tools are named `server__tool` in the catalog.")
     tools: list[dict[str, Any]] = Field(
-        default_factory=list, description="The tools/list result, in the MCP wire shape."
+        default_factory=list, description="The tools/list result, every page, in the MCP wire shape."
     )
 
 
@@ -84,7 +94,11 @@ class Catalog(BaseModel):
 
     @cached_property
     def hash(self) -> str:
-        """Stable content hash: same tools (in any order, on any machine) give the same hash."""
+        """Stable content hash: the same tools (in any order, on any machine) give the same hash.
+
+        Made of what a model sees (name, title, description, schemas, annotations); servers, areas
+        and transport do not change it.
+        """
         contents = sorted((tool.content() for tool in self.tools), key=lambda item: item["name"])
         return hashlib.sha256(canonical_json(contents).encode("utf-8")).hexdigest()
 
@@ -113,12 +127,29 @@ class Catalog(BaseModel):
         return self.by_name.get(name)
 
     def to_snapshot(self) -> dict[str, Any]:
+        """The snapshot document: servers with their wire-shape tools, explicit areas, hash."""
+        explicit: dict[str, list[str]] = {}
+        for tool in self.tools:
+            if tool.area_explicit:
+                explicit.setdefault(tool.area, []).append(tool.name)
         return {
             "format": SNAPSHOT_FORMAT,
             "hash": self.hash,
-            "servers": [server.model_dump(mode="json") for server in self.servers],
-            "areas": {tool.name: tool.area for tool in self.tools},
+            "tool_count": len(self.tools),
+            "servers": [server.model_dump(mode="json", exclude_none=True) for server in self.servers],
+            "areas": explicit,
         }
+
+
+class Snapshot(BaseModel):
+    """A snapshot file as read (unknown keys are ignored so later versions can add some)."""
+
+    format: Literal["mcp-evals.catalog/1"]
+    hash: str | None = None
+    servers: list[ServerInfo] = Field(min_length=1)
+    areas: dict[str, list[str]] = Field(
+        default_factory=dict, description="Area → the exact tool names `areas:` placed there."
+    )
 
 
 def canonical_json(value: Any) -> str:
@@ -126,129 +157,182 @@ def canonical_json(value: Any) -> str:
 
 
 def matches(name: str, patterns: Iterable[str]) -> bool:
+    """True when ``name`` equals one of the patterns or matches it as an fnmatch glob."""
     return any(name == pattern or fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
 
 
-def assign_areas(tools: Sequence[Tool], areas: dict[str, list[str]]) -> list[Tool]:
-    """Give each tool the first area (in config order) whose patterns match it, else its server's name."""
+def assign_areas(
+    tools: Sequence[Tool], areas: Mapping[str, Sequence[str]], *, exact: bool = False
+) -> list[Tool]:
+    """Give each tool the first area (in order) whose patterns match it, else its server's name.
+
+    With ``exact`` the patterns are taken as literal names (a snapshot's areas are).
+    """
     assigned = []
     for tool in tools:
-        area = next((area for area, patterns in areas.items() if matches(tool.name, patterns)), None)
+        if exact:
+            area = next((area for area, names in areas.items() if tool.name in names), None)
+        else:
+            area = next((area for area, patterns in areas.items() if matches(tool.name, patterns)), None)
         assigned.append(
             tool.model_copy(update={"area": area or tool.server, "area_explicit": area is not None})
         )
     return assigned
 
 
-def tool_from_wire(wire: dict[str, Any], server: ServerConfig) -> Tool:
+def tool_from_wire(wire: Mapping[str, Any], server: ServerInfo) -> Tool:
     """Build a Tool from one tools/list entry (wire shape: camelCase keys)."""
     wire_name = str(wire.get("name", ""))
     name = f"{server.name}{PREFIX_SEPARATOR}{wire_name}" if server.prefix else wire_name
     schema = wire.get("inputSchema")
+    output_schema = wire.get("outputSchema")
+    annotations = wire.get("annotations")
+    annotations = annotations if isinstance(annotations, dict) else None
+    title = wire.get("title") or (annotations or {}).get("title")
     return Tool(
         name=name,
         wire_name=wire_name,
-        title=wire.get("title") or (wire.get("annotations") or {}).get("title"),
-        description=wire.get("description") or "",
+        title=title if isinstance(title, str) else None,
+        description=str(wire.get("description") or ""),
         input_schema=schema if isinstance(schema, dict) else {"type": "object"},
-        output_schema=wire.get("outputSchema"),
-        annotations=wire.get("annotations"),
+        output_schema=output_schema if isinstance(output_schema, dict) else None,
+        annotations=annotations,
         server=server.name,
     )
 
 
-def build_catalog(servers: Sequence[tuple[ServerConfig, ServerInfo]], config: Config) -> Catalog:
-    """Join the servers' listings into one catalog; a name on two servers is an error unless prefixed."""
+def build_catalog(
+    servers: Sequence[ServerInfo],
+    areas: Mapping[str, Sequence[str]] | None = None,
+    *,
+    exact_areas: bool = False,
+    source: str | Path = "",
+) -> Catalog:
+    """Join the servers' listings into one catalog; a name on two servers is an error unless prefixed.
+
+    ``source`` (the config or snapshot file) is named in the error.
+    """
     tools: list[Tool] = []
     owner: dict[str, str] = {}
-    for server_config, info in servers:
-        for wire in info.tools:
-            tool = tool_from_wire(wire, server_config)
+    for server in servers:
+        for wire in server.tools:
+            tool = tool_from_wire(wire, server)
             if tool.name in owner:
+                other = owner[tool.name]
+                place = f"{source}: " if source else ""
+                if other == server.name:
+                    raise ConfigError(f"{place}server {server.name!r} lists the tool {tool.name!r} twice")
                 raise ConfigError(
-                    f"{config.path}: tool {tool.name!r} is published by both server {owner[tool.name]!r} "
-                    f"and server {server_config.name!r}",
-                    hint=f"set `prefix: true` on server {server_config.name!r} to name its tools "
-                    f"{server_config.name}{PREFIX_SEPARATOR}<tool>",
+                    f"{place}tool {tool.name!r} is published by both server {other!r} "
+                    f"and server {server.name!r}",
+                    hint=f"set `prefix: true` on server {server.name!r} to name its tools "
+                    f"{server.name}{PREFIX_SEPARATOR}<tool>",
                 )
-            owner[tool.name] = server_config.name
+            owner[tool.name] = server.name
             tools.append(tool)
-    return Catalog(tools=assign_areas(tools, config.areas), servers=[info for _, info in servers])
+    return Catalog(tools=assign_areas(tools, areas or {}, exact=exact_areas), servers=list(servers))
+
+
+# --------------------------------------------------------------------------- snapshots
 
 
 def write_snapshot(catalog: Catalog, path: Path) -> None:
+    """Write the catalog as a snapshot file, completely or not at all."""
     with atomic_write(path) as stream:
-        json.dump(catalog.to_snapshot(), stream, indent=2, ensure_ascii=False, sort_keys=False)
+        json.dump(catalog.to_snapshot(), stream, indent=2, ensure_ascii=False)
         stream.write("\n")
 
 
-def read_snapshot_servers(path: Path) -> list[ServerInfo]:
-    """Read the servers (with their wire-shape tool lists) from a snapshot file."""
-    document = load_document(path)
-    data = document.data
-    if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
+def read_snapshot(path: str | Path) -> Snapshot:
+    """Read and check a snapshot file; problems are an InputFileError naming file, line and field."""
+    snapshot_path = Path(path)
+    text = read_text(snapshot_path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
         raise InputFileError(
-            f"{path}: not a catalog snapshot (expected \"format\": \"{SNAPSHOT_FORMAT}\")",
+            f"{where(snapshot_path, error.lineno)}: not a catalog snapshot: JSON syntax error: {error.msg}",
+            hint="write one with `mcp-evals catalog --out FILE`",
+        ) from None
+    except RecursionError:
+        raise InputFileError(f"{snapshot_path}: nested too deeply") from None
+    if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
+        found = data.get("format") if isinstance(data, dict) else None
+        detail = f' (its "format" is {found!r})' if found else ""
+        raise InputFileError(
+            f'{snapshot_path}: not a catalog snapshot: expected "format": "{SNAPSHOT_FORMAT}"{detail}',
             hint="write one with `mcp-evals catalog --out FILE`",
         )
     try:
-        return [ServerInfo.model_validate(item) for item in data.get("servers", [])]
+        return Snapshot.model_validate(data)
     except ValidationError as error:
-        raise InputFileError(describe_validation_error(error, document, ("servers",))) from None
+        # Only now pay for the line-tracking parser, to point at the broken entry.
+        document = parse_json(text, snapshot_path)
+        raise InputFileError(describe_validation_error(error, document)) from None
 
 
-def load_catalog(path: str | Path, config: Config | None = None) -> Catalog:
-    """Load a catalog snapshot file. Areas come from ``config`` when given, else from the snapshot."""
-    snapshot_path = Path(path)
-    servers = read_snapshot_servers(snapshot_path)
-    if config is None:
-        document = load_document(snapshot_path)
-        saved_areas: dict[str, str] = dict(document.data.get("areas") or {})
-        pseudo = Config.model_validate({"servers": [{"name": s.name, "snapshot": str(path)} for s in servers]})
-        pseudo_servers = [(ServerConfig(name=s.name, snapshot=str(path)), s) for s in servers]
-        catalog = build_catalog(pseudo_servers, pseudo)
-        # Restore the areas the snapshot was written with (they are not part of the wire shape).
-        tools = [
-            tool.model_copy(update={"area": saved_areas.get(tool.name, tool.area),
-                                    "area_explicit": tool.name in saved_areas})
-            for tool in catalog.tools
-        ]
-        return Catalog(tools=tools, servers=catalog.servers)
-    by_name = {s.name: s for s in servers}
-    pairs = []
-    for server_config in config.servers:
-        info = by_name.get(server_config.name) or (servers[0] if len(servers) == 1 else None)
-        if info is None:
-            raise InputFileError(f"{path}: no server named {server_config.name!r} in this snapshot")
-        pairs.append((server_config, info))
-    return build_catalog(pairs, config)
+def load_catalog(path: str | Path, *, areas: Mapping[str, Sequence[str]] | None = None) -> Catalog:
+    """Load a catalog snapshot file: the same tools, prefixes, areas and hash as when it was written.
+
+    ``areas`` (a config's ``areas:`` section) replaces the areas saved in the snapshot.
+    """
+    snapshot = read_snapshot(path)
+    if areas is not None:
+        return build_catalog(snapshot.servers, areas, source=path)
+    return build_catalog(snapshot.servers, snapshot.areas, exact_areas=True, source=path)
 
 
 def _snapshot_server(server: ServerConfig, config: Config) -> ServerInfo:
+    """A config server with ``snapshot:``: its listing from the file, under the config's name and prefix."""
     path = config.resolve(server.snapshot or "")
-    servers = read_snapshot_servers(path)
+    servers = read_snapshot(path).servers
     match = [info for info in servers if info.name == server.name]
     if not match and len(servers) == 1:
         match = servers
     if not match:
-        raise InputFileError(
-            f"{path}: no server named {server.name!r} in this snapshot "
-            f"(it has: {', '.join(info.name for info in servers) or 'none'})"
+        raise ConfigError(
+            f"servers.{server.name}.snapshot: {path} has no server named {server.name!r} "
+            f"(it has: {', '.join(info.name for info in servers)})",
+            hint="name the config server like the snapshot's server",
         )
-    return match[0].model_copy(update={"name": server.name})
+    return match[0].model_copy(update={"name": server.name, "prefix": server.prefix})
+
+
+# --------------------------------------------------------------------------- extraction
 
 
 async def extract_catalog_async(config: Config) -> Catalog:
-    """Read every configured server's tools (live over MCP, or from its snapshot) into one catalog."""
-    from . import _mcp  # the one module that imports the MCP SDK
+    """Read every configured server's tools (live over MCP, or from its snapshot) into one catalog.
 
-    pairs: list[tuple[ServerConfig, ServerInfo]] = []
-    for server in config.servers:
-        if server.snapshot:
-            pairs.append((server, _snapshot_server(server, config)))
-        else:
-            pairs.append((server, await _mcp.list_server_tools(server, config)))
-    return build_catalog(pairs, config)
+    Live servers are read at the same time; when some fail, the first failing one (in config
+    order) is raised.
+    """
+    import anyio
+
+    from . import _mcp  # the one module that imports the MCP SDK
+    from .errors import McpEvalsError
+
+    listings: list[ServerInfo | McpEvalsError | None] = [None] * len(config.servers)
+
+    async def read(index: int, server: ServerConfig) -> None:
+        try:
+            if server.snapshot:
+                listings[index] = _snapshot_server(server, config)
+            else:
+                listings[index] = await _mcp.list_server_tools(server, config)
+        except McpEvalsError as error:
+            listings[index] = error
+
+    async with anyio.create_task_group() as group:
+        for index, server in enumerate(config.servers):
+            group.start_soon(read, index, server)
+    servers: list[ServerInfo] = []
+    for listing in listings:
+        if isinstance(listing, McpEvalsError):
+            raise listing
+        assert listing is not None
+        servers.append(listing)
+    return build_catalog(servers, config.areas, source=config.path)
 
 
 def extract_catalog(config: Config) -> Catalog:

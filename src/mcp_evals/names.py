@@ -1,10 +1,17 @@
 """Provider-safe tool names.
 
 MCP allows almost any string as a tool name; the Anthropic and OpenAI tool APIs accept only
-``^[a-zA-Z0-9_-]{1,64}$``. A name that already fits is kept as is, so the model sees what users see.
-Any other name becomes a readable ASCII stem plus a short hash of the original, which keeps the
-mapping stable across runs and machines. Reversal goes through the table built for the whole
-catalog, which also guarantees no two tools share a provider name.
+``^[a-zA-Z0-9_-]{1,64}$``. ``NameMap`` maps every name of a catalog to one that fits:
+
+- a name that already fits is kept as is, so the model sees what users see;
+- any other name is spelled in ASCII (accents dropped, every other run of characters becomes ``_``)
+  and cut to 64 characters — ``files.read`` becomes ``files_read``, as MCP clients commonly do;
+- when that spelling is empty, or taken by another tool, or shared by two tools, each such name gets
+  a short hash of itself instead (``files_read_3f2a9c1e``).
+
+The mapping is a function of the set of names alone: the same catalog gives the same names in any
+order, on any machine. It is reversible through the table (``NameMap.mcp``), and no two tools share
+a provider name.
 """
 
 from __future__ import annotations
@@ -12,25 +19,37 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections import defaultdict
 from collections.abc import Iterable
 
 SAFE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_LENGTH = 64
 _UNSAFE_RUN = re.compile(r"[^a-zA-Z0-9_-]+")
+_DIGEST_LENGTHS = (8, 12, 16, 24, 32, 48, 59)  # "tool_" + 59 hex digits is 64 characters
 
 
-def _digest(name: str, length: int) -> str:
-    return hashlib.sha256(name.encode("utf-8")).hexdigest()[:length]
+def is_safe(name: str) -> bool:
+    return SAFE_NAME.fullmatch(name) is not None
 
 
-def safe_name(name: str, *, digest_length: int = 8) -> str:
-    """Map one MCP tool name to a provider-safe name (deterministic, no catalog context)."""
-    if SAFE_NAME.match(name):
-        return name
+def readable_form(name: str) -> str:
+    """The ASCII spelling of a name (may be empty when nothing of it is ASCII-representable)."""
     ascii_form = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    stem = _UNSAFE_RUN.sub("_", ascii_form).strip("_") or "tool"
-    suffix = "_" + _digest(name, digest_length)
-    return stem[: MAX_LENGTH - len(suffix)] + suffix
+    return _UNSAFE_RUN.sub("_", ascii_form).strip("_")[:MAX_LENGTH]
+
+
+def hashed_form(name: str, digest_length: int = 8) -> str:
+    """The readable form cut short, plus a hash of the original name: unique whatever the catalog."""
+    digest = hashlib.sha256(name.encode("utf-8", errors="surrogatepass")).hexdigest()[:digest_length]
+    stem = readable_form(name)[: MAX_LENGTH - digest_length - 1].rstrip("_") or "tool"
+    return f"{stem}_{digest}"
+
+
+def safe_name(name: str) -> str:
+    """The provider-safe name of one tool on its own (``NameMap`` resolves clashes in a catalog)."""
+    if is_safe(name):
+        return name
+    return readable_form(name) or hashed_form(name)
 
 
 class NameMap:
@@ -40,20 +59,27 @@ class NameMap:
         self.to_provider: dict[str, str] = {}
         self.to_mcp: dict[str, str] = {}
         unique = sorted(set(names))
-        # Names that are already safe claim themselves first, so they are never renamed because of
-        # a mapped name that happens to look like them.
+        # Names that already fit claim themselves first: they are never renamed for another's sake.
         for name in unique:
-            if SAFE_NAME.match(name):
+            if is_safe(name):
                 self._bind(name, name)
+        by_readable: dict[str, list[str]] = defaultdict(list)
         for name in unique:
-            if name in self.to_provider:
-                continue
-            for digest_length in range(8, 65, 4):
-                candidate = safe_name(name, digest_length=digest_length)
+            if name not in self.to_provider:
+                by_readable[readable_form(name)].append(name)
+        hashed: list[str] = []
+        for readable, group in by_readable.items():
+            if readable and len(group) == 1 and readable not in self.to_mcp:
+                self._bind(group[0], readable)
+            else:
+                hashed.extend(group)
+        for name in sorted(hashed):
+            for digest_length in _DIGEST_LENGTHS:
+                candidate = hashed_form(name, digest_length)
                 if candidate not in self.to_mcp:
                     self._bind(name, candidate)
                     break
-            else:  # pragma: no cover - would need a sha256 prefix collision of 64 hex digits
+            else:  # pragma: no cover - would need a sha256 collision on 59 hex digits
                 raise RuntimeError(f"cannot find a provider-safe name for {name!r}")
 
     def _bind(self, mcp_name: str, provider_name: str) -> None:
@@ -61,8 +87,15 @@ class NameMap:
         self.to_mcp[provider_name] = mcp_name
 
     def provider(self, mcp_name: str) -> str:
+        """The provider-safe name of a catalog tool (KeyError for a name not in the catalog)."""
         return self.to_provider[mcp_name]
 
     def mcp(self, provider_name: str) -> str | None:
         """The MCP name for a provider name, or None when the model invented a tool."""
         return self.to_mcp.get(provider_name)
+
+    def __len__(self) -> int:
+        return len(self.to_provider)
+
+    def __contains__(self, mcp_name: object) -> bool:
+        return mcp_name in self.to_provider

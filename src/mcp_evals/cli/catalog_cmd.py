@@ -1,45 +1,182 @@
-"""``mcp-evals catalog``: read the live tool catalog, print it, save a snapshot."""
+"""``mcp-evals catalog``: read the live tool catalog, print it, save a snapshot; ``catalog diff``."""
 
 from __future__ import annotations
 
+import re
+import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
-from ..catalog import Catalog, extract_catalog, write_snapshot
+from ..catalog import Catalog, extract_catalog, load_catalog, write_snapshot
+from ..catalog_diff import CatalogDiff, diff_catalogs
+from ..errors import EXIT_CHECK_FAILED, EXIT_OK
 from .common import config_option, read_config
 
+# Server-supplied text goes to a terminal: no escape sequences, no bidi tricks, one line.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_WHITESPACE = re.compile(r"[\t\n\r]+")
 
-def summary_table(catalog: Catalog) -> str:
-    rows = [("tool", "area", "server", "params", "description")]
+
+def printable(text: str | None, limit: int | None = None) -> str:
+    """Untrusted text made safe for one terminal line, cut to ``limit`` characters."""
+    line = _CONTROL.sub("?", _WHITESPACE.sub(" ", text or "")).strip()
+    if limit is not None and len(line) > limit:
+        line = line[: max(limit - 1, 0)] + "…"
+    return line
+
+
+def table(rows: Sequence[Sequence[str]], *, last_free: bool = True) -> list[str]:
+    """Left-aligned columns under a dashed rule; the last column is not padded."""
+    widths = [max(len(row[index]) for row in rows) for index in range(len(rows[0]))]
+    if last_free:
+        widths[-1] = 0
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
+    ]
+    lines.insert(1, "  ".join("-" * max(width, len(rows[0][index])) for index, width in enumerate(widths)))
+    return lines
+
+
+def summary(catalog: Catalog, width: int | None = None) -> str:
+    """The servers, then every tool (by area) with its parameters and first description line."""
+    width = width or shutil.get_terminal_size((120, 24)).columns
+    server_rows = [("server", "reports as", "version", "protocol", "transport", "tools")]
+    for info in catalog.servers:
+        server_rows.append(
+            (
+                printable(info.name),
+                printable(info.server_name or "?", 40),
+                printable(info.server_version or "?", 20),
+                info.protocol_version or "?",
+                info.transport + (", prefix" if info.prefix else ""),
+                str(len(info.tools)),
+            )
+        )
+    tool_rows = [("tool", "area", "server", "params", "required", "description")]
     for tool in sorted(catalog.tools, key=lambda t: (t.area, t.name)):
+        tool_rows.append(
+            (
+                printable(tool.name, 64),
+                printable(tool.area, 32),
+                printable(tool.server),
+                str(len(tool.parameters)),
+                str(len(tool.required)),
+                "",
+            )
+        )
+    used = sum(max(len(row[index]) for row in tool_rows) + 2 for index in range(5))
+    room = max(width - used, 30)
+    for index, tool in enumerate(sorted(catalog.tools, key=lambda t: (t.area, t.name)), start=1):
         first_line = (tool.description.strip().splitlines() or [""])[0]
-        rows.append((tool.name, tool.area, tool.server, str(len(tool.parameters)), first_line[:60]))
-    widths = [max(len(row[index]) for row in rows) for index in range(4)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True)) + "  " + row[4]
-             for row in rows]
-    lines.insert(1, "  ".join("-" * width for width in widths) + "  " + "-" * 11)
+        tool_rows[index] = (*tool_rows[index][:5], printable(first_line, room))
+    lines = table(server_rows)
+    lines += ["", *table(tool_rows)] if catalog.tools else ["", "(no tools)"]
+    renamed = [(name, catalog.names.provider(name)) for name in catalog.tool_names]
+    renamed = [(name, safe) for name, safe in renamed if name != safe]
+    if renamed:
+        lines += [
+            "",
+            f"{len(renamed)} tool name(s) do not fit the model APIs (^[a-zA-Z0-9_-]{{1,64}}$); models see:",
+        ]
+        lines += [f"  {printable(name, 80)} -> {safe}" for name, safe in sorted(renamed)]
+    lines += [
+        "",
+        f"{len(catalog.tools)} tools in {len(catalog.areas)} areas from {len(catalog.servers)} server(s); "
+        f"catalog hash {catalog.hash[:16]}",
+    ]
     return "\n".join(lines)
 
 
 @click.group(invoke_without_command=True)
 @config_option
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write a catalog snapshot (JSON).")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the catalog as a snapshot file (JSON), for `snapshot:` servers and `catalog diff`.",
+)
 @click.pass_context
 def catalog(ctx: click.Context, config_path: Path, out: Path | None) -> int:
-    """Read every configured server's tools/list and print a summary."""
+    """Read every configured server's tools (handshake, tools/list to the last page) and print them.
+
+    \b
+    Examples:
+      mcp-evals catalog
+      mcp-evals catalog --out catalog.json
+      mcp-evals catalog diff old.json new.json
+    """
     if ctx.invoked_subcommand is not None:
-        return 0
+        return EXIT_OK
     config = read_config(config_path)
     result = extract_catalog(config)
-    click.echo(summary_table(result))
-    servers = ", ".join(
-        f"{info.name} ({info.server_name or '?'} {info.server_version or ''}, protocol {info.protocol_version})"
-        for info in result.servers
-    )
-    click.echo(f"\n{len(result.tools)} tools in {len(result.areas)} areas from {servers}")
-    click.echo(f"catalog hash {result.hash[:16]}")
+    click.echo(summary(result))
     if out is not None:
         write_snapshot(result, out)
         click.echo(f"snapshot written to {out}")
-    return 0
+    return EXIT_OK
+
+
+@catalog.command("diff")
+@click.argument("old", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("new", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the differences as JSON.")
+def diff(old: Path, new: Path, as_json: bool) -> int:
+    """Compare two catalog snapshots: added, removed, probably renamed and changed tools.
+
+    \b
+    Exit codes: 0 the catalogs are identical · 1 something changed · 3 a file is missing or
+    not a snapshot. Write snapshots with `mcp-evals catalog --out FILE`.
+    """
+    changes = diff_catalogs(load_catalog(old), load_catalog(new))
+    click.echo(changes.model_dump_json(indent=2) if as_json else render_diff(changes, old, new))
+    return EXIT_CHECK_FAILED if changes.changed else EXIT_OK
+
+
+def render_diff(changes: CatalogDiff, old: Path | str = "old", new: Path | str = "new") -> str:
+    """The differences as plain text for a terminal or a CI log."""
+    head = (
+        f"{old} ({changes.old_count} tools, hash {changes.old_hash[:12]}) -> "
+        f"{new} ({changes.new_count} tools, hash {changes.new_hash[:12]})"
+    )
+    if not changes.changed:
+        return f"{head}\nno changes: the catalogs are identical"
+    lines = [head]
+
+    def section(title: str, items: list[str]) -> None:
+        if items:
+            lines.extend(["", f"{title} ({len(items)}):", *items])
+
+    section("removed", [f"  - {printable(name)}" for name in changes.removed])
+    section("added", [f"  + {printable(name)}" for name in changes.added])
+    section(
+        "probably renamed (same input schema)",
+        [
+            f"  ~ {printable(pair.old)} -> {printable(pair.new)}"
+            + (
+                f"  (description also changed, {pair.description_similarity:.0%} similar)"
+                if pair.description_changed
+                else "  (same description)"
+            )
+            for pair in changes.renamed
+        ],
+    )
+    section(
+        "description changed",
+        [
+            f"  * {printable(change.name)}\n"
+            f"      was: {printable(change.old, 160)}\n"
+            f"      now: {printable(change.new, 160)}"
+            for change in changes.description_changed
+        ],
+    )
+    section(
+        "input schema changed",
+        [f"  * {printable(change.name)}: {printable(change.summary())}" for change in changes.schema_changed],
+    )
+    section(
+        "other changes",
+        [f"  * {printable(change.name)}: {', '.join(change.fields)}" for change in changes.other_changed],
+    )
+    lines += ["", f"{changes.change_count} change(s)"]
+    return "\n".join(lines)

@@ -22,7 +22,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = REPO_ROOT / "entrypoint.sh"
 VENV_BIN = Path(sys.executable).parent
 
-_OUTPUT_BLOCK = re.compile(r"^(?P<name>[^\n=<]+)<<(?P<delim>[^\n]+)\n(?P<value>.*?)\n(?P=delim)\n", re.S | re.M)
+_OUTPUT_BLOCK = re.compile(
+    r"^(?P<name>[^\n=<]+)<<(?P<delim>[^\n]+)\n(?P<value>.*?)\n(?P=delim)\n", re.S | re.M
+)
 
 
 def parse_outputs(text: str) -> dict[str, str]:

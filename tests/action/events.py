@@ -37,7 +37,12 @@ def pull_request(number: int = 7, branch: str = "rename-tools", *, fork: bool = 
                 "sha": "4f2a9c1e0b7d3a5f6e8c9d0b1a2f3e4d5c6b7a89",
                 "repo": head_repo,
             },
-            "base": {"label": "octo:main", "ref": "main", "sha": "0e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b6a7f8e9d", "repo": _REPO},
+            "base": {
+                "label": "octo:main",
+                "ref": "main",
+                "sha": "0e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b6a7f8e9d",
+                "repo": _REPO,
+            },
         },
         "repository": _REPO,
         "sender": _SENDER,

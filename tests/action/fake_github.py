@@ -98,7 +98,9 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b""
         body = json.loads(raw) if raw else None
         fake.requests.append(
-            Request(method, parsed.path, urllib.parse.parse_qs(parsed.query), dict(self.headers.items()), body)
+            Request(
+                method, parsed.path, urllib.parse.parse_qs(parsed.query), dict(self.headers.items()), body
+            )
         )
         if self.headers.get("Authorization") not in (f"Bearer {fake.token}", f"token {fake.token}"):
             return self._error(401, "Bad credentials")
@@ -108,7 +110,9 @@ class _Handler(BaseHTTPRequestHandler):
         if fake.secondary_rate_limited:
             fake.secondary_rate_limited -= 1
             return self._error(
-                403, "You have exceeded a secondary rate limit. Please wait a few minutes.", {"retry-after": "0"}
+                403,
+                "You have exceeded a secondary rate limit. Please wait a few minutes.",
+                {"retry-after": "0"},
             )
         parts = parsed.path.strip("/").split("/")
         # /repos/{owner}/{repo}/issues/{n}/comments
@@ -125,7 +129,9 @@ class _Handler(BaseHTTPRequestHandler):
         if len(parts) == 4 and parts[3] == "pulls" and method == "GET":
             query = urllib.parse.parse_qs(parsed.query)
             head = query.get("head", [""])[0]
-            found = [pull for pull in fake.pulls if pull["head"]["label"] == head and pull.get("state") == "open"]
+            found = [
+                pull for pull in fake.pulls if pull["head"]["label"] == head and pull.get("state") == "open"
+            ]
             return self._send(200, found)
         return self._error(404, "Not Found")
 

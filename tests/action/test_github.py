@@ -13,6 +13,7 @@ from mcp_evals.errors import ConfigError
 from mcp_evals.github import (
     COMMENT_LIMIT,
     SUMMARY_LIMIT,
+    CommentOutcome,
     Event,
     GitHubApi,
     append_summary,
@@ -169,7 +170,11 @@ def test_the_summary_stays_under_one_mebibyte(tmp_path: Path) -> None:
 
 
 def test_shortening_closes_code_fences_and_details() -> None:
-    text = "# verdict\n<details><summary>more</summary>\n\n```\n" + "\n".join(["x" * 50] * 400) + "\n```\n</details>\n"
+    text = (
+        "# verdict\n<details><summary>more</summary>\n\n```\n"
+        + "\n".join(["x" * 50] * 400)
+        + "\n```\n</details>\n"
+    )
     short = shorten_markdown(text, 2000, note="shortened")
     assert len(short) <= 2000
     assert short.startswith("# verdict")
@@ -200,9 +205,11 @@ def test_events_read_like_the_runner_writes_them(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------------ sticky comment
 
 
-def post(fake: FakeGitHub, sections: dict[str, str], number: int = 7, **kwargs: float):  # type: ignore[no-untyped-def]
+def post(fake: FakeGitHub, sections: dict[str, str], number: int = 7, **kwargs: float) -> CommentOutcome:
     with api(fake, **kwargs) as client:
-        return post_sticky_comment(client, REPO, number, marker=MARKER, title="### mcp-evals", sections=sections)
+        return post_sticky_comment(
+            client, REPO, number, marker=MARKER, title="### mcp-evals", sections=sections
+        )
 
 
 def test_first_run_creates_the_comment_and_the_second_updates_it(fake_github: FakeGitHub) -> None:
@@ -224,7 +231,9 @@ def test_the_comment_is_found_behind_150_earlier_comments(fake_github: FakeGitHu
     outcome = post(fake_github, {"validate": "fresh report"})
     assert outcome.action == "updated"
     assert "fresh report" in ours["body"]
-    pages = [request.query.get("page", ["1"])[0] for request in fake_github.requests if request.method == "GET"]
+    pages = [
+        request.query.get("page", ["1"])[0] for request in fake_github.requests if request.method == "GET"
+    ]
     assert pages == ["1", "2"]  # followed Link: rel="next" to page 2, where the comment is
     assert len(fake_github.comments[7]) == 152
 
@@ -259,7 +268,9 @@ def test_content_cannot_forge_our_markers(fake_github: FakeGitHub) -> None:
 
 def test_an_oversize_report_is_shortened_below_the_limit(fake_github: FakeGitHub) -> None:
     rows = "\n".join(f"| fixture-{i} | wrong tool | {'é' * 80} |" for i in range(3000))
-    outcome = post(fake_github, {"eval": f"## verdict: gray zone\n\n| id | outcome | query |\n|---|---|---|\n{rows}"})
+    outcome = post(
+        fake_github, {"eval": f"## verdict: gray zone\n\n| id | outcome | query |\n|---|---|---|\n{rows}"}
+    )
     assert outcome.action == "created"  # the fake answers 422 above 65,536 characters
     [body] = fake_github.comment_bodies(7)
     assert len(body) < COMMENT_LIMIT

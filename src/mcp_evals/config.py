@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from .errors import ConfigError, InputFileError
+from .errors import ConfigError, InputFileError, where
 from .files import describe_validation_error, load_document
 
 DEFAULT_CONFIG_NAME = "mcp-evals.yaml"
@@ -32,7 +41,9 @@ class StrictModel(BaseModel):
 class ServerConfig(StrictModel):
     """One MCP server: spawned over stdio, reached by URL, or read from a saved catalog snapshot."""
 
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Short name, used in reports.")
+    name: str = Field(
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", description="Short name, used in reports."
+    )
     command: str | None = Field(None, description="Executable that starts the server over stdio.")
     args: list[str] = Field(default_factory=list, description="Arguments of `command`.")
     env: dict[str, str] = Field(
@@ -41,7 +52,9 @@ class ServerConfig(StrictModel):
         "The server gets only PATH, HOME, locale and these.",
     )
     cwd: str | None = Field(None, description="Working directory of the server, relative to the config file.")
-    url: str | None = Field(None, description="Streamable HTTP endpoint (legacy SSE is tried when that fails).")
+    url: str | None = Field(
+        None, description="Streamable HTTP endpoint (legacy SSE is tried when that fails)."
+    )
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; `${VAR}` expands.")
     transport: Literal["auto", "streamable-http", "sse"] = Field(
         "auto", description="HTTP transport; `auto` tries Streamable HTTP and falls back to SSE."
@@ -49,6 +62,13 @@ class ServerConfig(StrictModel):
     snapshot: str | None = Field(None, description="A catalog snapshot written by `mcp-evals catalog --out`.")
     prefix: bool = Field(False, description="Name this server's tools `server__tool` to avoid clashes.")
     timeout: float = Field(30.0, gt=0, description="Seconds to start, handshake and list tools.")
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "oneOf": [{"required": ["command"]}, {"required": ["url"]}, {"required": ["snapshot"]}]
+        },
+    )
 
     @model_validator(mode="after")
     def _one_source(self) -> ServerConfig:
@@ -70,16 +90,38 @@ class ServerConfig(StrictModel):
 
 
 class ValidationOptions(StrictModel):
-    """Rules `mcp-evals validate` applies to the fixture set as a whole."""
+    """Rules `mcp-evals validate` applies to the fixture set as a whole (see docs/fixtures.md)."""
 
-    min_fixtures: int = Field(0, ge=0)
-    max_fixtures: int | None = Field(None, ge=0)
-    min_areas: int = Field(0, ge=0)
-    min_per_tool: int = Field(0, ge=0)
-    require_all_tools: bool = False
-    min_per_pattern: dict[str, int] = Field(
-        default_factory=dict, description="e.g. {specific: 2, category: 1}: per covered tool and pattern."
+    min_fixtures: int = Field(0, ge=0, description="Fewest fixtures the set may have.")
+    max_fixtures: int | None = Field(None, ge=0, description="Most fixtures the set may have.")
+    min_areas: int = Field(0, ge=0, description="Fewest areas the fixtures must cover.")
+    min_per_tool: int = Field(
+        0, ge=0, description="Fewest fixtures per covered tool (per tool, with `require_all_tools`)."
     )
+    require_all_tools: bool = Field(
+        False, description="Every tool not in `exclude_tools` needs a fixture (else: a warning)."
+    )
+    min_per_pattern: dict[str, Annotated[int, Field(ge=0)]] = Field(
+        default_factory=dict,
+        description="Pattern → fewest fixtures of that pattern each covered tool needs, "
+        "e.g. {specific: 2, category: 1, boundary: 1}.",
+    )
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ValidationOptions:
+        if self.max_fixtures is not None and self.max_fixtures < self.min_fixtures:
+            raise ValueError("`max_fixtures` must not be below `min_fixtures`")
+        return self
+
+
+class ModelPrice(StrictModel):
+    """A model's price in USD per million tokens (see `mcp_evals/data/prices.json`)."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_write: float | None = Field(None, ge=0, description="Default: 1.25 x input.")
+    cache_read: float | None = Field(None, ge=0, description="Default: 0.1 x input.")
+    min_cache_tokens: int | None = Field(None, ge=0, description="Shortest prefix the provider caches.")
 
 
 class RunOptions(StrictModel):
@@ -98,19 +140,57 @@ class RunOptions(StrictModel):
     anthropic_version: str = "2023-06-01"
     base_url: str | None = None
     results: str | None = Field(None, description="NDJSON results file (default: mcp-evals-results.ndjson).")
+    prompt_caching: bool = Field(True, description="Mark the catalog and system prompt for prompt caching.")
+    lexical_threshold: float = Field(
+        1.5, ge=0, description="The lexical baseline refuses when the best BM25 score is below this."
+    )
+    prices: dict[str, ModelPrice] = Field(
+        default_factory=dict, description="Prices for models the bundled table lacks (or to override it)."
+    )
 
 
 class ScoringOptions(StrictModel):
-    top_k: int = Field(3, ge=1)
-    tool_weight: float = Field(60, ge=0)
-    args_weight: float = Field(40, ge=0)
+    """How answers are scored (see docs/reports.md)."""
+
+    top_k: int = Field(3, ge=1, description="Top-k accuracy: an expected tool among the first k calls.")
+    tool_weight: float = Field(
+        60, ge=0, description="Points for the right tool in a fixture's weighted score."
+    )
+    args_weight: float = Field(
+        40, ge=0, description="Points for right arguments (schema-valid, expected_args met)."
+    )
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> ScoringOptions:
+        if self.tool_weight + self.args_weight <= 0:
+            raise ValueError("`tool_weight` and `args_weight` cannot both be 0")
+        return self
 
 
 class GateOptions(StrictModel):
-    remediate_below: float = Field(0.85, ge=0, le=1)
-    deprioritize_at: float = Field(0.90, ge=0, le=1)
-    fail_on: list[Literal["remediate", "gray_zone", "deprioritize_refactor"]] = Field(default_factory=list)
-    area_minimums: dict[str, float] = Field(default_factory=dict)
+    """The gate on top-1 accuracy (fractions: 0.85 = 85 %). Advisory unless `fail_on` names decisions."""
+
+    remediate_below: float = Field(0.85, ge=0, le=1, description="Top-1 below this: `remediate`.")
+    deprioritize_at: float = Field(
+        0.90, ge=0, le=1, description="Top-1 at or above this: `deprioritize_refactor`."
+    )
+    fail_on: list[Literal["remediate", "gray_zone", "deprioritize_refactor"]] = Field(
+        default_factory=list, description="Decisions that fail the job (exit 1); empty = advisory only."
+    )
+    area_minimums: dict[str, float] = Field(
+        default_factory=dict,
+        description="Area → minimum accuracy (fraction); an area below it fails the job.",
+    )
+
+    @field_validator("area_minimums")
+    @classmethod
+    def _fractions(cls, minimums: dict[str, float]) -> dict[str, float]:
+        wrong = sorted(area for area, value in minimums.items() if not 0 <= value <= 1)
+        if wrong:
+            raise ValueError(
+                f"area minimums are fractions between 0 and 1 (0.8 = 80 %); check {', '.join(wrong)}"
+            )
+        return minimums
 
     @model_validator(mode="after")
     def _ordered(self) -> GateOptions:
@@ -120,9 +200,18 @@ class GateOptions(StrictModel):
 
 
 class BaselineOptions(StrictModel):
-    path: str | None = None
-    max_drop_pp: float = Field(5.0, ge=0)
-    alpha: float = Field(0.05, gt=0, lt=1)
+    """Comparing a run with the accepted baseline (`mcp-evals baseline accept`)."""
+
+    path: str | None = Field(None, description="The baseline file, e.g. evals/baseline.json.")
+    max_drop_pp: float = Field(
+        5.0, ge=0, description="Score drop (percentage points) tolerated before failing."
+    )
+    alpha: float = Field(
+        0.05, gt=0, lt=1, description="A drop fails only when McNemar's exact test gives p < alpha."
+    )
+    fail_on_insufficient_data: bool = Field(
+        False, description="Fail (exit 1) when the drop is large but too few fixtures changed to tell."
+    )
 
 
 class ReportPaths(StrictModel):
@@ -154,6 +243,7 @@ class Config(StrictModel):
     reports: ReportPaths = Field(default_factory=ReportPaths)
 
     _path: Path = PrivateAttr(default=Path(DEFAULT_CONFIG_NAME))
+    _lines: dict[tuple[str | int, ...], int] = PrivateAttr(default_factory=dict)
 
     @field_validator("servers")
     @classmethod
@@ -176,10 +266,50 @@ class Config(StrictModel):
     def fixture_globs(self) -> list[str]:
         return [self.fixtures] if isinstance(self.fixtures, str) else list(self.fixtures)
 
+    def line_of(self, location: tuple[str | int, ...]) -> int | None:
+        """The config file's line for a key path such as ``("validation", "min_areas")``, if known."""
+        parts = tuple(location)
+        while parts:
+            if parts in self._lines:
+                return self._lines[parts]
+            parts = parts[:-1]
+        return None
+
+    def check_variables(self, environ: dict[str, str] | None = None) -> None:
+        """Fail early, naming file and line, when a server's `${VAR}` is not set in the environment.
+
+        Called before contacting servers; the values themselves are expanded only when connecting,
+        so a token never sits in the config object.
+        """
+        for index, server in enumerate(self.servers):
+            fields: list[tuple[tuple[str | int, ...], str]] = [
+                (("env", key), value) for key, value in server.env.items()
+            ]
+            fields += [(("headers", key), value) for key, value in server.headers.items()]
+            if server.url:
+                fields.append((("url",), server.url))
+            for parts, value in fields:
+                location = ("servers", index, *parts)
+                dotted = f"servers[{index}]." + ".".join(str(part) for part in parts)
+                missing = unset_variables(value, environ)
+                if missing:
+                    raise ConfigError(
+                        f"{where(self._path, self.line_of(location), dotted)}: environment variable "
+                        f"{missing[0]} is not set",
+                        hint=f"export {missing[0]}=… before running, or remove ${{{missing[0]}}} "
+                        "from the config",
+                    )
+
     def resolve(self, relative: str) -> Path:
         """A path from the config file, relative to the config file's folder."""
         path = Path(relative).expanduser()
         return path if path.is_absolute() else self.base_dir / path
+
+
+def unset_variables(text: str, environ: Mapping[str, str] | None = None) -> list[str]:
+    """The ``${VAR}`` names in ``text`` that the environment does not set."""
+    source = os.environ if environ is None else environ
+    return [name for name in _VARIABLE.findall(text) if name and name not in source]
 
 
 def expand_variables(text: str, *, what: str, environ: dict[str, str] | None = None) -> str:
@@ -219,4 +349,5 @@ def load_config(path: str | Path | None = None) -> Config:
     except ValidationError as error:
         raise ConfigError(describe_validation_error(error, document)) from None
     config._path = config_path.resolve()
+    config._lines = document.lines
     return config

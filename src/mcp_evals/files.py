@@ -7,14 +7,18 @@ keys are errors, and each value's line is kept so a message can say ``file:line`
 
 from __future__ import annotations
 
+import bisect
+import importlib
 import json
+import math
 import os
+import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import yaml
 
@@ -42,49 +46,102 @@ class Document:
         return self.lines.get(())
 
 
-class _StrictLoader(yaml.SafeLoader):
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.composer.ComposerError(
-                None,
-                None,
-                "anchors and aliases (*name) are not supported: write the value out in full",
-                event.start_mark,
-            )
-        return super().compose_node(parent, index)
+class _Resolver(yaml.resolver.Resolver):
+    """YAML 1.1 resolution minus timestamps: ``2024-05-01`` stays the string a tool argument would be."""
 
 
-def _to_python(
-    loader: _StrictLoader, node: yaml.Node, path: Path, location: Location, lines: dict[Location, int]
-) -> Any:
-    lines[location] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        result: dict[Any, Any] = {}
-        for key_node, value_node in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                raise InputFileError(
-                    f"{where(path, key_node.start_mark.line + 1)}: merge keys (<<) are not supported"
-                )
-            key = loader.construct_object(key_node, deep=True)
-            if not isinstance(key, str | int | float | bool) and key is not None:
-                raise InputFileError(
-                    f"{where(path, key_node.start_mark.line + 1)}: a mapping key must be a plain value"
-                )
-            if key in result:
-                raise InputFileError(
-                    f"{where(path, key_node.start_mark.line + 1)}: duplicate key {key!r} "
-                    f"(first at line {lines[(*location, key)]}): keep only one"
-                )
-            lines[(*location, key)] = key_node.start_mark.line + 1
-            result[key] = _to_python(loader, value_node, path, (*location, key), lines)
-            lines[(*location, key)] = key_node.start_mark.line + 1
-        return result
-    if isinstance(node, yaml.SequenceNode):
-        return [
-            _to_python(loader, item, path, (*location, index), lines) for index, item in enumerate(node.value)
-        ]
-    return loader.construct_object(node, deep=True)
+_Resolver.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()
+}
+
+
+class _PyParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.composer.Composer):
+    def __init__(self, stream: str) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        yaml.composer.Composer.__init__(self)
+
+
+# libyaml (in PyYAML's wheels) parses several times faster; the pure-Python parser is the fallback.
+try:
+    _Parser: Any = importlib.import_module("yaml._yaml").CParser
+except ImportError:  # pragma: no cover
+    _Parser = _PyParser
+
+
+class _Loader(_Parser, yaml.constructor.SafeConstructor, _Resolver):  # type: ignore[misc]
+    def __init__(self, stream: str) -> None:
+        _Parser.__init__(self, stream)
+        yaml.constructor.SafeConstructor.__init__(self)
+        _Resolver.__init__(self)
+
+
+MAX_DEPTH = 64
+
+
+class _Converter:
+    """Node graph → plain Python, refusing aliases, merge keys and duplicate keys, recording lines.
+
+    The composer turns an alias into a second reference to the anchored node, so an alias shows up
+    as a node met twice. Refusing it at once keeps a "billion laughs" document linear in time and
+    memory (nothing is ever expanded), and a self-referencing alias cannot loop.
+    """
+
+    def __init__(self, loader: Any, path: Path) -> None:
+        self.loader = loader
+        self.path = path
+        self.lines: dict[Location, int] = {}
+        self.seen: set[int] = set()
+
+    def fail(self, node: yaml.Node, message: str) -> InputFileError:
+        return InputFileError(f"{where(self.path, node.start_mark.line + 1)}: {message}")
+
+    def convert(self, node: yaml.Node, location: Location) -> Any:
+        if id(node) in self.seen:
+            return self._alias(node)
+        self.seen.add(id(node))
+        if len(location) > MAX_DEPTH:
+            raise self.fail(node, f"nested more than {MAX_DEPTH} levels deep")
+        self.lines[location] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            result: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    raise self.fail(key_node, "merge keys (<<) are not supported: write the keys out")
+                if id(key_node) in self.seen:
+                    return self._alias(key_node)
+                self.seen.add(id(key_node))
+                key = self.scalar(key_node) if isinstance(key_node, yaml.ScalarNode) else None
+                if key is None or not isinstance(key, str | int | float | bool):
+                    raise self.fail(key_node, "a mapping key must be a plain value")
+                key_location = (*location, key if isinstance(key, str | int) else str(key))
+                if key in result:
+                    raise self.fail(
+                        key_node,
+                        f"duplicate key {key!r} (first at line {self.lines[key_location]}): keep only one",
+                    )
+                key_line = key_node.start_mark.line + 1
+                result[key] = self.convert(value_node, key_location)
+                self.lines[key_location] = key_line
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            return [self.convert(item, (*location, index)) for index, item in enumerate(node.value)]
+        return self.scalar(node)
+
+    def scalar(self, node: yaml.Node) -> Any:
+        constructor = self.loader.yaml_constructors.get(node.tag)
+        if constructor is None:
+            raise self.fail(node, f"unsupported tag {node.tag!r}: write a plain value")
+        return constructor(self.loader, node)
+
+    def _alias(self, node: yaml.Node) -> Any:
+        raise self.fail(
+            node,
+            "anchors and aliases (&name / *name) are not supported: the value anchored here is reused "
+            "by an alias; write it out in full",
+        )
 
 
 def read_text(path: Path) -> str:
@@ -111,12 +168,12 @@ def read_text(path: Path) -> str:
 
 
 def parse_yaml(text: str, path: Path) -> Document:
-    """Parse YAML (JSON is accepted too) into a Document; errors name the file and line."""
-    loader = _StrictLoader(text)
+    """Parse YAML into a Document; errors name the file and line."""
+    loader = _Loader(text)
     try:
         node = loader.get_single_node()
-        lines: dict[Location, int] = {}
-        data = None if node is None else _to_python(loader, node, path, (), lines)
+        converter = _Converter(loader, path)
+        data = None if node is None else converter.convert(node, ())
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -124,36 +181,113 @@ def parse_yaml(text: str, path: Path) -> Document:
         raise InputFileError(f"{where(path, line)}: YAML syntax error: {problem}") from None
     except yaml.YAMLError as error:
         raise InputFileError(f"{path}: YAML error: {error}") from None
+    except RecursionError:
+        raise InputFileError(f"{path}: nested too deeply") from None
     finally:
         loader.dispose()
-    return Document(path=path, data=data, lines=lines)
+    return Document(path=path, data=data, lines=converter.lines)
+
+
+def parse_json(text: str, path: Path) -> Document:
+    """Parse JSON into a Document with the line of every key and item; duplicate keys are errors."""
+    try:
+        json.loads(text)  # fast, exact syntax errors; the reader below can then trust the text
+    except json.JSONDecodeError as error:
+        raise InputFileError(
+            f"{where(path, error.lineno)}: JSON syntax error: {error.msg} (column {error.colno})"
+        ) from None
+    except RecursionError:
+        raise InputFileError(f"{path}: nested too deeply") from None
+    reader = _JsonReader(text, path)
+    data = reader.value(reader.skip(0), ())[0]
+    return Document(path=path, data=data, lines=reader.lines)
+
+
+_scanstring = cast(Callable[[str, int], tuple[str, int]], vars(json.decoder)["scanstring"])
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_JSON_CONSTANTS = {
+    "true": True,
+    "false": False,
+    "null": None,
+    "NaN": math.nan,
+    "Infinity": math.inf,
+    "-Infinity": -math.inf,
+}
+
+
+class _JsonReader:
+    """A small JSON reader that remembers lines (the standard library's does not)."""
+
+    def __init__(self, text: str, path: Path) -> None:
+        self.text = text
+        self.path = path
+        self.newlines = [index for index, char in enumerate(text) if char == "\n"]
+        self.lines: dict[Location, int] = {}
+
+    def line(self, index: int) -> int:
+        return bisect.bisect_right(self.newlines, index) + 1
+
+    def skip(self, index: int) -> int:
+        match = _JSON_SPACE.match(self.text, index)
+        return match.end() if match else index
+
+    def value(self, index: int, location: Location) -> tuple[Any, int]:
+        if len(location) > MAX_DEPTH:
+            line = self.line(index)
+            raise InputFileError(f"{where(self.path, line)}: nested more than {MAX_DEPTH} levels deep")
+        self.lines.setdefault(location, self.line(index))
+        char = self.text[index]
+        if char == "{":
+            result: dict[str, Any] = {}
+            index = self.skip(index + 1)
+            if self.text[index] == "}":
+                return result, index + 1
+            while True:
+                key_line = self.line(index)
+                key, index = _scanstring(self.text, index + 1)
+                key_location = (*location, key)
+                if key in result:
+                    raise InputFileError(
+                        f"{where(self.path, key_line)}: duplicate key {key!r} "
+                        f"(first at line {self.lines[key_location]}): keep only one"
+                    )
+                index = self.skip(self.skip(index) + 1)  # the colon
+                result[key], index = self.value(index, key_location)
+                self.lines[key_location] = key_line
+                index = self.skip(index)
+                if self.text[index] == "}":
+                    return result, index + 1
+                index = self.skip(index + 1)  # the comma
+        if char == "[":
+            items: list[Any] = []
+            index = self.skip(index + 1)
+            if self.text[index] == "]":
+                return items, index + 1
+            while True:
+                item, index = self.value(index, (*location, len(items)))
+                items.append(item)
+                index = self.skip(index)
+                if self.text[index] == "]":
+                    return items, index + 1
+                index = self.skip(index + 1)
+        if char == '"':
+            return _scanstring(self.text, index + 1)
+        for word, constant in _JSON_CONSTANTS.items():
+            if self.text.startswith(word, index):
+                return constant, index + len(word)
+        match = _JSON_NUMBER.match(self.text, index)
+        assert match is not None, "json.loads accepted the text"
+        number = match.group(0)
+        return (float(number) if match.group(1) or match.group(2) else int(number)), match.end()
 
 
 def load_document(path: Path) -> Document:
-    """Load a YAML or JSON file. JSON goes through the YAML reader for line numbers when it can."""
+    """Load a YAML or JSON file (by extension; ``.json`` is read as JSON, anything else as YAML)."""
     text = read_text(path)
     if path.suffix.lower() == ".json":
-        try:
-            json.loads(text, object_pairs_hook=_no_duplicate_keys(path))
-        except json.JSONDecodeError as error:
-            raise InputFileError(f"{where(path, error.lineno)}: JSON syntax error: {error.msg}") from None
-        try:
-            return parse_yaml(text, path)
-        except InputFileError:
-            return Document(path=path, data=json.loads(text))
+        return parse_json(text, path)
     return parse_yaml(text, path)
-
-
-def _no_duplicate_keys(path: Path) -> Any:
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        result: dict[str, Any] = {}
-        for key, value in pairs:
-            if key in result:
-                raise InputFileError(f"{path}: duplicate key {key!r} in a JSON object: keep only one")
-            result[key] = value
-        return result
-
-    return hook
 
 
 @contextmanager
@@ -178,13 +312,13 @@ def _dotted(location: Location) -> str:
     return text
 
 
-def describe_validation_error(
-    error: Any, document: Document, base: Location = (), *, limit: int = 10
-) -> str:
+def describe_validation_error(error: Any, document: Document, base: Location = (), *, limit: int = 10) -> str:
     """Turn a pydantic ValidationError into ``file:line (field): message`` lines."""
     rows = []
     for item in error.errors()[:limit]:
-        loc = tuple(part for part in item["loc"] if not (isinstance(part, str) and part.startswith("function-")))
+        loc = tuple(
+            part for part in item["loc"] if not (isinstance(part, str) and part.startswith("function-"))
+        )
         full = (*base, *loc)
         message = item["msg"]
         if item["type"] == "extra_forbidden":

@@ -20,6 +20,8 @@ from ..errors import EXIT_BAD_INPUT, McpEvalsError
 # command name -> "module:attribute" (relative to this package)
 COMMANDS: dict[str, str] = {
     "catalog": "catalog_cmd:catalog",
+    "validate": "validate_cmd:validate",
+    "schema": "schema_cmd:schema",
 }
 
 

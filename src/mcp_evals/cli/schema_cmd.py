@@ -1,0 +1,44 @@
+"""``mcp-evals schema``: the JSON Schema of the config and fixture files, for editor completion."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+import click
+
+from ..config import Config
+from ..fixtures import FixtureFile
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+Which = Literal["config", "fixtures"]
+
+
+def schema_document(which: Which) -> dict[str, Any]:
+    """The JSON Schema of ``mcp-evals.yaml`` (``config``) or of a fixture file (``fixtures``)."""
+    if which == "config":
+        body = Config.model_json_schema()
+        title = "mcp-evals config (mcp-evals.yaml)"
+    else:
+        body = FixtureFile.model_json_schema()
+        title = "mcp-evals fixture file"
+    body.pop("title", None)
+    return {"$schema": SCHEMA_DIALECT, "title": title, **body}
+
+
+def schema_text(which: Which) -> str:
+    return json.dumps(schema_document(which), indent=2, ensure_ascii=False) + "\n"
+
+
+@click.command()
+@click.argument("which", type=click.Choice(["config", "fixtures"]), default="config")
+def schema(which: Which) -> int:
+    """Print the JSON Schema of the config file or of a fixture file.
+
+    \b
+    Point your editor at it with a first line such as
+      # yaml-language-server: $schema=./schemas/fixtures.schema.json
+    (see docs/fixtures.md).
+    """
+    click.echo(schema_text(which), nl=False)
+    return 0

@@ -1,0 +1,131 @@
+"""``mcp-evals validate``: check the fixtures against the live catalog, offline and free."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..annotations import annotation, in_github_actions
+from ..catalog import Catalog, extract_catalog, load_catalog
+from ..errors import EXIT_CHECK_FAILED, EXIT_OK, McpEvalsError
+from ..fixtures import load_fixtures
+from ..validate import Coverage, Problem, coverage, has_errors, locate_in_config, validate_fixtures
+from .common import config_option, read_config
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _one_line(text: str) -> str:
+    # Untrusted text (ids, queries, server tool names) must not start a line of its own: in a CI log
+    # a line beginning with "::" is a workflow command.
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}" if number == 1 else f"{number} {word}s"
+
+
+def summary_line(cover: Coverage, problems: list[Problem]) -> str:
+    errors = sum(1 for problem in problems if problem.severity == "error")
+    warnings = len(problems) - errors
+    kinds = ", ".join(
+        f"{cover.kinds[kind]} {kind}" for kind in ("select", "refuse", "clarify") if kind in cover.kinds
+    )
+    parts = [
+        _count(cover.fixtures, "fixture") + (f" ({kinds})" if kinds else ""),
+        f"{cover.covered_tools} of {_count(cover.tools, 'tool')} covered"
+        + (f" ({cover.excluded_tools} excluded)" if cover.excluded_tools else ""),
+        f"{len(cover.covered_areas)} of {_count(len(cover.areas), 'area')} covered",
+        f"{_count(errors, 'error')}, {_count(warnings, 'warning')}",
+    ]
+    return ("FAILED: " if errors else "ok: ") + " · ".join(parts)
+
+
+def render_text(problems: list[Problem], cover: Coverage) -> str:
+    lines = [_one_line(str(problem)) for problem in problems]
+    lines.append(summary_line(cover, problems))
+    return "\n".join(lines)
+
+
+def render_json(problems: list[Problem], cover: Coverage, catalog: Catalog) -> str:
+    document = {
+        "ok": not has_errors(problems),
+        "errors": sum(1 for problem in problems if problem.severity == "error"),
+        "warnings": sum(1 for problem in problems if problem.severity == "warning"),
+        "coverage": cover.model_dump(mode="json"),
+        "catalog_hash": catalog.hash,
+        "problems": [problem.model_dump(mode="json") for problem in problems],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def github_annotations(problems: list[Problem]) -> list[str]:
+    return [
+        annotation(
+            problem.severity,
+            problem.message,
+            file=problem.file,
+            line=problem.line,
+            title=f"mcp-evals validate: {problem.rule}",
+        )
+        for problem in problems
+    ]
+
+
+@click.command()
+@config_option
+@click.option(
+    "--catalog",
+    "snapshot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Check against a catalog snapshot (from `mcp-evals catalog --out`) instead of the live servers.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output: one line per problem, or a JSON document.",
+)
+def validate(config_path: Path, snapshot: Path | None, output_format: str) -> int:
+    """Check the fixtures against the catalog: no network, no model, no cost.
+
+    \b
+    Problems are printed as `file:line: severity [rule] message`, errors first.
+    Exit 0 when there are no errors (warnings allowed), 1 when there are, 3 on bad input.
+    Under GitHub Actions each problem is also an annotation on its file and line.
+    """
+    github = in_github_actions()
+    try:
+        config = read_config(config_path)
+        fixtures = load_fixtures(config)
+        if snapshot is not None:
+            catalog = load_catalog(snapshot, areas=config.areas or None)
+        else:
+            config.check_variables()
+            catalog = extract_catalog(config)
+    except McpEvalsError as error:
+        if github:
+            click.echo(annotation("error", str(error), title="mcp-evals validate"))
+        raise
+    problems = validate_fixtures(
+        fixtures, catalog, config.validation, exclude_tools=config.exclude_tools, areas=config.areas
+    )
+    problems = locate_in_config(problems, _shown(config.path), config.line_of)
+    cover = coverage(fixtures, catalog, exclude_tools=config.exclude_tools)
+    if output_format == "json":
+        click.echo(render_json(problems, cover, catalog))
+    else:
+        click.echo(render_text(problems, cover))
+    if github:
+        for line in github_annotations(problems):
+            click.echo(line, err=output_format == "json")
+    return EXIT_CHECK_FAILED if has_errors(problems) else EXIT_OK

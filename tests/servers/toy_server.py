@@ -66,7 +66,15 @@ if __name__ == "__main__":
     parser.add_argument("--http", type=int, metavar="PORT")
     parser.add_argument("--sse", type=int, metavar="PORT")
     parser.add_argument("--token")
+    parser.add_argument(
+        "--describe-environment",
+        action="store_true",
+        help="add a tool whose description is this process's environment (JSON), visible in tools/list",
+    )
     arguments = parser.parse_args()
+    if arguments.describe_environment:
+        described = json.dumps(dict(os.environ), sort_keys=True)
+        server.add_tool(environment, name="started_with", description=described)
     if arguments.http:
         serve(server.streamable_http_app(host="127.0.0.1"), arguments.http, arguments.token)
     elif arguments.sse:

@@ -1,0 +1,44 @@
+"""``mcp-evals merge``: join the shards of one run (``run --shard I/N``) into one results file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import EXIT_OK
+from ..files import atomic_write
+from ..report.inputs import read_results_files
+from ..results import Results, write_line
+
+
+def write_results(results: Results, path: Path) -> None:
+    """Write a whole results record at once (all or nothing)."""
+    with atomic_write(path) as stream:
+        write_line(stream, results.header)
+        for result in results.results:
+            write_line(stream, result)
+
+
+@click.command()
+@click.argument("shards", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The merged results file."
+)
+def merge(shards: tuple[Path, ...], out: Path) -> int:
+    """Join the results files of one run's shards into one.
+
+    \b
+    Refuses files from different catalogs, models, fixture sets or settings (exit 3). Where two
+    files hold the same fixture and sample, a reached answer wins over a dropout.
+    """
+    merged = read_results_files(list(shards))
+    write_results(merged, out)
+    header = merged.header
+    planned = len(header.fixtures) * max(1, header.sampling.samples)
+    reached = sum(1 for result in merged.results if result.reached)
+    click.echo(
+        f"merged {len(shards)} file(s) → {out}: {len(header.fixtures)} fixtures, "
+        f"{reached}/{planned} answers reached" + (f" (shards {header.shard})" if header.shard else "")
+    )
+    return EXIT_OK

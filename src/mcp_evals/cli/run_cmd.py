@@ -1,0 +1,593 @@
+"""``mcp-evals run``: ask a model (or the lexical baseline) to pick a tool for every fixture.
+
+Settings come from flags, then ``EVAL_*`` variables, then the config's ``run:`` section, then
+defaults. Keys come from the environment only. Exit codes: 0 complete (or skipped: no key for the
+provider asked for) · 1 the gate failed (scoring) · 2 PRELIMINARY (some fixture never reached the
+model) · 3 bad input.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import click
+
+from ..catalog import Catalog, extract_catalog
+from ..config import Config
+from ..errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, InputFileError
+from ..fixtures import Fixture, load_fixtures
+from ..pricing import Price, estimate_cost, find_price, prices_as_of, require_price
+from ..progress import Progress
+from ..providers import PROVIDERS, Provider, ProviderFailure, ProviderSettings, Secret
+from ..providers.anthropic import DEFAULT_MODEL as ANTHROPIC_DEFAULT_MODEL
+from ..providers.anthropic import AnthropicProvider
+from ..providers.lexical import MODEL_NAME as LEXICAL_MODEL
+from ..providers.openai import DEFAULT_MODEL as OPENAI_DEFAULT_MODEL
+from ..providers.replay import ReplayProvider
+from ..results import Results, read_results
+from ..runner import (
+    DEFAULT_RESULTS,
+    ResultsWriter,
+    RetryPolicy,
+    Runner,
+    RunOutcome,
+    RunSettings,
+    make_header,
+    plan_fixtures,
+    plan_jobs,
+    resume_from,
+    summarize_dropouts,
+)
+from ..tokens import estimate_request_tokens
+from .common import config_option, read_config
+
+PROVIDER_NAMES = ("anthropic", "openai", "lexical", "replay")
+
+
+@dataclass
+class Choice:
+    """The provider to use and why: asked for by name (flag or config), or picked from the keys present."""
+
+    name: str
+    explicit: bool
+    key: Secret | None
+    base_url: str | None
+
+
+def choose_provider(requested: str | None, configured: str | None, environ: Mapping[str, str]) -> Choice:
+    """Flag, else config, else the first key present (Anthropic, then OpenAI), else the lexical baseline."""
+    name = requested or configured
+    explicit = name is not None
+    if name is None:
+        if environ.get("ANTHROPIC_API_KEY"):
+            name = "anthropic"
+        elif environ.get("OPENAI_API_KEY"):
+            name = "openai"
+        else:
+            name = "lexical"
+    provider_class = PROVIDERS[name]
+    key_value = environ.get(provider_class.key_env_var or "", "") if provider_class.key_env_var else ""
+    base_url = environ.get(provider_class.base_url_env_var or "") if provider_class.base_url_env_var else None
+    return Choice(
+        name=name, explicit=explicit, key=Secret(key_value) if key_value else None, base_url=base_url or None
+    )
+
+
+def _env_int(environ: Mapping[str, str], name: str) -> int | None:
+    value = environ.get(name, "").strip()
+    if not value:
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise ConfigError(f"{name}={value!r}: expected a whole number") from None
+    if number < 1:
+        raise ConfigError(f"{name}={value!r}: must be at least 1")
+    return number
+
+
+def _env_float(environ: Mapping[str, str], name: str) -> float | None:
+    value = environ.get(name, "").strip()
+    if not value:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        raise ConfigError(f"{name}={value!r}: expected a number of dollars, e.g. 2.50") from None
+    if number <= 0:
+        raise ConfigError(f"{name}={value!r}: must be more than 0")
+    return number
+
+
+def missing_key_message(choice: Choice) -> str:
+    provider_class = PROVIDERS[choice.name]
+    variable = provider_class.key_env_var
+    return (
+        f"mcp-evals run: skipped: the {choice.name} provider was asked for, but {variable} is not set.\n"
+        f"  Set it to run the eval with a model (it is read from the environment only, never logged):\n"
+        f"    export {variable}=…            # locally\n"
+        f"    env: {{{variable}: ${{{{ secrets.{variable} }}}}}}   # in a GitHub Actions step\n"
+        "  Or run the free lexical baseline: mcp-evals run --provider lexical\n"
+        "  Or estimate the cost first, without a key: mcp-evals run --dry"
+    )
+
+
+# -- the verdict (hook for scoring and reports) -------------------------------------------------
+
+
+def finish_run(results_path: Path, config: Config | None) -> int:
+    """Print the verdict of a finished run and write the configured reports; return the exit code.
+
+    This is the single place where a run hands over to scoring and reporting (issue 4): everything
+    is computed from the results file alone. Exit: 2 PRELIMINARY wins over 1 (gate failed) over 0.
+    """
+    results = read_results(results_path)
+    try:
+        from ..report.markdown import render_markdown
+        from ..report.verdict import exit_code, verdict_text
+        from ..score import score_results
+    except ImportError:  # pragma: no cover - scoring not installed in this build
+        return plain_summary(results)
+    scorecard = score_results(results)
+    click.echo(render_markdown(scorecard))
+    write_reports = _report_writer()
+    if write_reports is not None and config is not None:
+        write_reports(scorecard, config)
+    click.echo(verdict_text(scorecard), err=True)
+    return exit_code(scorecard)
+
+
+def _report_writer() -> Any:
+    """The report engineer's ``write_configured_reports(scorecard, config)``, once it exists."""
+    try:
+        from ..report import write_configured_reports  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return write_configured_reports
+
+
+def plain_summary(results: Results) -> int:
+    """Reached / planned and top-1, for builds without the scoring module."""
+    header = results.header
+    planned = len(header.fixtures) * max(1, header.sampling.samples)
+    reached = [result for result in results.results if result.reached]
+    expected = {fixture.id: fixture for fixture in header.fixtures}
+    top1 = 0
+    for result in reached:
+        fixture = expected.get(result.fixture_id)
+        if fixture is None:
+            continue
+        if fixture.kind == "select":
+            top1 += bool(result.calls) and result.calls[0].name in fixture.expected_tools
+        else:
+            top1 += not result.calls
+    who = "lexical baseline" if header.baseline_only else f"{header.provider}/{header.model}"
+    status = "PRELIMINARY" if len(reached) < planned else "complete"
+    click.echo(
+        f"mcp-evals: {status}: {len(reached)}/{planned} answers reached · top-1 {top1}/{len(reached)} · {who}"
+    )
+    return EXIT_PRELIMINARY if len(reached) < planned else EXIT_OK
+
+
+# -- the command --------------------------------------------------------------------------------
+
+
+@click.command()
+@config_option
+@click.option(
+    "--provider", type=click.Choice(PROVIDER_NAMES), help="Default: anthropic / openai by key, else lexical."
+)
+@click.option(
+    "--model", help=f"Model id (env EVAL_MODEL; default {ANTHROPIC_DEFAULT_MODEL} / {OPENAI_DEFAULT_MODEL})."
+)
+@click.option(
+    "--concurrency", type=click.IntRange(1, 256), help="Requests in flight (env EVAL_CONCURRENCY; default 4)."
+)
+@click.option(
+    "--limit", type=click.IntRange(1), help="Only the first N fixtures: a smoke run (env EVAL_LIMIT)."
+)
+@click.option(
+    "--shard", metavar="I/N", help="Run the I-th of N deterministic, disjoint parts (for a CI matrix)."
+)
+@click.option(
+    "--samples", type=click.IntRange(1, 100), help="Answers per fixture, for consistency (default 1)."
+)
+@click.option(
+    "--budget-usd",
+    type=click.FloatRange(0, min_open=True),
+    help="Stop before the next request could cross this many dollars (env EVAL_BUDGET_USD).",
+)
+@click.option(
+    "--results",
+    "results_option",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help=f"NDJSON results file (default {DEFAULT_RESULTS}).",
+)
+@click.option("--resume", is_flag=True, help="Keep the answers the results file holds; run only the rest.")
+@click.option("--dry", is_flag=True, help="Send nothing billable: count tokens and print the estimated cost.")
+@click.option("--batch", is_flag=True, help="Use the Message Batches API (anthropic; half price, slow).")
+@click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL), e.g. a gateway.")
+@click.option(
+    "--from",
+    "replay_from",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --provider replay: the earlier results file to re-score.",
+)
+def run(
+    config_path: Path,
+    provider: str | None,
+    model: str | None,
+    concurrency: int | None,
+    limit: int | None,
+    shard: str | None,
+    samples: int | None,
+    budget_usd: float | None,
+    results_option: Path | None,
+    resume: bool,
+    dry: bool,
+    batch: bool,
+    base_url: str | None,
+    replay_from: Path | None,
+) -> int:
+    """Ask a model to pick a tool for every fixture; write results and print the verdict.
+
+    \b
+    Without a key and without --provider, runs the lexical baseline (BM25, free, advisory).
+    Exit codes: 0 complete (or skipped: no key for the provider asked for) · 1 gate failed ·
+    2 PRELIMINARY (some fixture never reached the model) · 3 bad input.
+    """
+    environ = os.environ
+    config = read_config(config_path)
+    options = config.run
+    choice = choose_provider(provider, options.provider, environ)
+    provider_class = PROVIDERS[choice.name]
+
+    if provider_class.key_env_var and choice.key is None and not dry:
+        custom_endpoint = base_url or choice.base_url or options.base_url
+        if choice.name != "openai" or not custom_endpoint:
+            click.echo(missing_key_message(choice), err=True)
+            return EXIT_OK
+    if batch and choice.name != "anthropic":
+        raise ConfigError(f"--batch needs the anthropic provider (this run uses {choice.name})")
+    if choice.name == "replay" and replay_from is None:
+        raise ConfigError("--provider replay needs --from EARLIER.ndjson (the results file to re-score)")
+    if replay_from is not None and choice.name != "replay":
+        raise ConfigError("--from only goes with --provider replay")
+
+    replay_source: Results | None = read_results(replay_from) if replay_from is not None else None
+    model_name = _model(choice.name, model, environ, options.model, replay_source)
+    budget = (
+        budget_usd if budget_usd is not None else _env_float(environ, "EVAL_BUDGET_USD") or options.budget_usd
+    )
+    if provider_class.uses_network:
+        price = (
+            require_price(model_name, options.prices)
+            if budget is not None
+            else find_price(model_name, options.prices)
+        )
+    else:
+        price, budget = None, None
+    settings = ProviderSettings(
+        model=model_name,
+        base_url=base_url or choice.base_url or options.base_url or provider_class.default_base_url,
+        api_key=choice.key,
+        timeout=options.timeout,
+        max_tokens=options.max_tokens,
+        temperature=options.temperature,
+        anthropic_version=options.anthropic_version,
+        prompt_caching=options.prompt_caching,
+        lexical_threshold=options.lexical_threshold,
+    )
+    workers = concurrency or _env_int(environ, "EVAL_CONCURRENCY") or options.concurrency or 4
+    settings = _with_connections(settings, workers)
+    smoke = limit or _env_int(environ, "EVAL_LIMIT")
+    sample_count = samples or options.samples
+
+    # Inputs: the catalog (live, or the replayed run's), the fixtures, and their validation.
+    catalog = replay_source.header.catalog if replay_source is not None else extract_catalog(config)
+    fixtures = load_fixtures(config)
+    _refuse_invalid(fixtures, catalog, config)
+    system_prompt = replay_source.header.system_prompt if replay_source is not None else config.system_prompt
+    planned = plan_fixtures(fixtures, limit=smoke, shard=shard)
+
+    instance = _make_provider(choice.name, settings, catalog, system_prompt, replay_source, replay_from)
+    notes = _notes(instance, price, replay_from, replay_source, batch)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+
+    if dry:
+        return dry_run(instance, planned, sample_count, price, workers, batch)
+
+    results_path = results_option or (
+        config.resolve(options.results) if options.results else Path(DEFAULT_RESULTS)
+    )
+    kept, done = (
+        resume_from(
+            results_path,
+            catalog_hash=catalog.hash,
+            provider=instance.name,
+            model=model_name,
+            fixtures=planned,
+            samples=sample_count,
+        )
+        if resume
+        else ([], set())
+    )
+    jobs = plan_jobs(planned, sample_count, done)
+    header = make_header(
+        provider=instance,
+        catalog=catalog,
+        planned=planned,
+        all_fixtures=fixtures,
+        system_prompt=system_prompt,
+        samples=sample_count,
+        max_tokens=options.max_tokens,
+        temperature=options.temperature,
+        shard=shard,
+        limit=smoke,
+        exclude_tools=config.exclude_tools,
+        scoring=config.scoring,
+        gate=config.gate,
+        notes=notes,
+    )
+    if resume and kept:
+        click.echo(f"resume: {len(kept)} answers kept from {results_path}; {len(jobs)} to run", err=True)
+    if resume and not jobs:
+        click.echo(f"resume: nothing left to run in {results_path}", err=True)
+        return finish_run(results_path, config)
+
+    who = instance.label if instance.baseline_only else f"{instance.name}/{model_name}"
+    click.echo(
+        f"mcp-evals run: {len(planned)} fixtures × {sample_count} sample(s) = {len(jobs)} requests · {who} · "
+        f"{len(catalog.tools)} tools · concurrency {workers}" + (" · Message Batches" if batch else ""),
+        err=True,
+    )
+    writer = ResultsWriter(results_path, header, kept=kept, resume=resume)
+    runner = Runner(
+        instance,
+        RunSettings(
+            concurrency=workers,
+            retry=RetryPolicy(max_attempts=options.max_attempts, max_wait=options.max_wait),
+            budget_usd=budget,
+            price=price,
+            batch=batch,
+            resume=resume,
+            request_deadline=options.timeout * 3,
+            batch_poll_initial=float(environ.get("MCP_EVALS_BATCH_POLL_SECONDS") or 5.0),
+        ),
+        writer,
+        progress=Progress(len(jobs), label="mcp-evals"),
+        catalog_hash=catalog.hash,
+        total=len(jobs),
+    )
+    outcome = anyio.run(runner.run, jobs)
+    _report_outcome(outcome, results_path, price is not None)
+    return finish_run(results_path, config)
+
+
+def _model(
+    provider: str,
+    flag: str | None,
+    environ: Mapping[str, str],
+    configured: str | None,
+    replay: Results | None,
+) -> str:
+    if provider == "lexical":
+        return LEXICAL_MODEL
+    if provider == "replay" and replay is not None:
+        return replay.header.model
+    default = ANTHROPIC_DEFAULT_MODEL if provider == "anthropic" else OPENAI_DEFAULT_MODEL
+    return flag or environ.get("EVAL_MODEL", "").strip() or configured or default
+
+
+def _with_connections(settings: ProviderSettings, workers: int) -> ProviderSettings:
+    from dataclasses import replace
+
+    return replace(settings, max_connections=max(4, workers + 2))
+
+
+def _make_provider(
+    name: str,
+    settings: ProviderSettings,
+    catalog: Catalog,
+    system_prompt: str,
+    replay_source: Results | None,
+    replay_from: Path | None,
+) -> Provider:
+    if name == "replay":
+        assert replay_source is not None and replay_from is not None
+        return ReplayProvider(
+            settings, catalog, system_prompt, source=replay_source, source_path=str(replay_from)
+        )
+    return PROVIDERS[name](settings, catalog, system_prompt)
+
+
+def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -> None:
+    """A run on fixtures that do not match the catalog would score noise: refuse it (exit 3)."""
+    try:
+        from ..validate import has_errors, validate_fixtures
+    except ImportError:  # pragma: no cover - validation not installed in this build
+        return
+    problems = validate_fixtures(
+        fixtures, catalog, config.validation, exclude_tools=config.exclude_tools, areas=config.areas
+    )
+    if has_errors(problems):
+        errors = [str(problem) for problem in problems if problem.severity == "error"]
+        shown = "\n".join(f"  {line}" for line in errors[:20])
+        more = f"\n  … and {len(errors) - 20} more" if len(errors) > 20 else ""
+        raise InputFileError(
+            f"the fixtures do not validate against the catalog ({len(errors)} error(s)); "
+            f"not running:\n{shown}{more}",
+            hint="fix them (mcp-evals validate lists every problem), then run again",
+        )
+
+
+def _notes(
+    provider: Provider, price: Price | None, replay_from: Path | None, replay: Results | None, batch: bool
+) -> list[str]:
+    notes: list[str] = []
+    if provider.baseline_only:
+        notes.append(
+            "lexical baseline (BM25 over tool names and descriptions, not a model): advisory, never gates"
+        )
+    if replay is not None:
+        notes.append(
+            f"replayed from {replay_from} (run {replay.header.run_id}, {replay.header.provider}/"
+            f"{replay.header.model}): no model was called; usage and cost are the original run's"
+        )
+    if batch:
+        notes.append("sent through the Message Batches API (50% price; latency not measured)")
+    notes.extend(getattr(provider, "notes", lambda: [])())
+    if provider.uses_network and price is None:
+        notes.append(f"no price known for {provider.settings.model}: cost not computed")
+    if isinstance(provider, AnthropicProvider) and provider.caching and price is not None:
+        prefix_tokens, _ = estimate_request_tokens(provider.cache_prefix(), "")
+        if prefix_tokens < price.min_cache_tokens:
+            notes.append(
+                f"the catalog and system prompt are about {prefix_tokens} tokens, below the "
+                f"{price.min_cache_tokens}-token minimum {provider.settings.model} caches: "
+                "expect nothing to be cached (every request pays full input price)"
+            )
+    return notes
+
+
+def _report_outcome(outcome: RunOutcome, results_path: Path, priced: bool) -> None:
+    parts = [
+        f"{outcome.reached}/{outcome.planned} reached",
+        f"dropouts: {summarize_dropouts(outcome)}",
+        f"{outcome.elapsed_s:.1f}s",
+    ]
+    if priced:
+        parts.append(f"cost ${outcome.spent_usd:.4f}")
+    usage = outcome.usage
+    if usage.cache_read_tokens or usage.cache_write_tokens:
+        parts.append(f"cache: {usage.cache_write_tokens} written, {usage.cache_read_tokens} read")
+    if outcome.lowest_concurrency is not None and outcome.rate_limited:
+        parts.append(
+            f"rate limited {outcome.rate_limited}×, concurrency lowered to {outcome.lowest_concurrency}"
+        )
+    click.echo(f"mcp-evals run: {' · '.join(parts)} → {results_path}", err=True)
+    if outcome.fatal is not None:
+        click.echo(f"mcp-evals run: stopped by a fatal error: {outcome.fatal.message}", err=True)
+        hint = _fatal_hint(outcome.fatal)
+        if hint:
+            click.echo(f"  hint: {hint}", err=True)
+
+
+def _fatal_hint(failure: ProviderFailure) -> str | None:
+    return {
+        "auth": "check the API key in the environment (and that it belongs to this API / base URL)",
+        "billing": "add credits or raise the spend limit of the account, then `mcp-evals run --resume`",
+        "not_found": "check the model id (--model / EVAL_MODEL) and the base URL",
+        "invalid_request": "the API refused the request itself; see the message (a schema the API rejects?)",
+    }.get(failure.kind)
+
+
+# -- --dry ------------------------------------------------------------------------------------------
+
+
+def dry_run(
+    provider: Provider, planned: list[Fixture], samples: int, price: Price | None, workers: int, batch: bool
+) -> int:
+    """Count tokens and print the estimated cost; nothing billable is sent."""
+    click.echo(f"mcp-evals run --dry: nothing billable is sent ({provider.label or provider.name})")
+    if not provider.uses_network:
+        click.echo(f"{len(planned)} fixtures × {samples} sample(s): no model, no cost.")
+        return EXIT_OK
+    counted, prefix_tokens, per_fixture = anyio.run(_count, provider, planned, workers)
+    source = "the free count_tokens endpoint (exact)" if counted else "a local estimate (±20%)"
+    other = [per_fixture[fixture.id] for fixture in planned for _ in range(samples)]
+    model = provider.settings.model
+    click.echo(f"model {model} · {len(planned)} fixtures × {samples} sample(s) = {len(other)} requests")
+    click.echo(f"input tokens counted with {source}:")
+    click.echo(f"  catalog + system prompt: {prefix_tokens:,} per request (the cacheable prefix)")
+    if other:
+        click.echo(f"  queries: {min(other):,}–{max(other):,} per request, {sum(other):,} in all")
+    if price is None:
+        click.echo(f"no price known for {model}: add it under run.prices in the config to see a cost")
+        return EXIT_OK
+    estimate = estimate_cost(
+        price, prefix_tokens=prefix_tokens, other_tokens=other, max_tokens=provider.settings.max_tokens
+    )
+    rows = [
+        ("without caching", estimate.without_caching),
+        ("with caching", estimate.with_caching),
+        ("with --batch", estimate.batch(estimate.without_caching)),
+        ("with --batch and caching", estimate.batch(estimate.with_caching)),
+    ]
+    per_answer = estimate.output_tokens // max(1, len(other))
+    click.echo(
+        f"estimated cost (prices as of {prices_as_of()}; output assumed {per_answer} tokens per answer):"
+    )
+    for label, amount in rows:
+        marker = (
+            "  ← this run" if (label == "with --batch and caching") == batch and "caching" in label else ""
+        )
+        click.echo(f"  {label:<26} ${amount:,.4f}{marker}")
+    max_tokens = provider.settings.max_tokens
+    click.echo(
+        f"  worst case (every answer uses max_tokens {max_tokens}): +${estimate.worst_case_output:,.4f}"
+    )
+    if not estimate.cacheable:
+        click.echo(
+            f"note: the prefix ({prefix_tokens:,} tokens) is below the {price.min_cache_tokens:,}-token "
+            f"minimum {model} caches: caching will not reduce the cost"
+        )
+    return EXIT_OK
+
+
+async def _count(
+    provider: Provider, planned: list[Fixture], workers: int
+) -> tuple[bool, int, dict[str, int]]:
+    """(exact?, prefix tokens, tokens of each fixture's own part)."""
+    per_fixture: dict[str, int] = {}
+    if not planned:
+        return False, estimate_request_tokens(provider.cache_prefix(), "")[0], per_fixture
+    try:
+        exact = await _count_exact(provider, planned, workers, per_fixture)
+    except ProviderFailure as failure:
+        click.echo(f"note: count_tokens failed ({failure.message}); using a local estimate", err=True)
+        exact = None
+    finally:
+        await provider.aclose()
+    if exact is not None:
+        return True, exact, per_fixture
+    prefix, _ = estimate_request_tokens(provider.cache_prefix(), "")
+    for fixture in planned:
+        per_fixture[fixture.id] = estimate_request_tokens(b"", fixture.query)[1]
+    return False, prefix, per_fixture
+
+
+async def _count_exact(
+    provider: Provider, planned: list[Fixture], workers: int, per_fixture: dict[str, int]
+) -> int | None:
+    if not isinstance(provider, AnthropicProvider) or provider.settings.api_key is None:
+        return None
+    first = planned[0]
+    full = await provider.count_tokens(provider.build_request(first, "auto"))
+    if full is None:
+        return None
+    bare = Catalog(tools=[])
+    without = AnthropicProvider(provider.settings, bare, "")
+    try:
+        query_only = await without.count_tokens(without.build_request(first, "auto"))
+    finally:
+        await without.aclose()
+    prefix = max(0, full - (query_only or 0))
+    per_fixture[first.id] = full - prefix
+    limiter = anyio.CapacityLimiter(workers)
+
+    async def count(fixture: Fixture) -> None:
+        async with limiter:
+            total = await provider.count_tokens(provider.build_request(fixture, "auto"))
+            per_fixture[fixture.id] = max(1, (total or 0) - prefix)
+
+    async with anyio.create_task_group() as group:
+        for fixture in planned[1:]:
+            group.start_soon(count, fixture)
+    return prefix

@@ -1,0 +1,255 @@
+"""Anthropic Messages API (``POST /v1/messages``), over httpx.
+
+Prompt caching: ``cache_control`` sits on the last tool and on the system prompt, so the catalog
+and the system prompt — the same for every fixture — are written to the cache by the first request
+and read by every later one. The tools and system blocks are serialized once per run, so the prefix
+is byte-identical across fixtures. The fallback instruction for models that reject forced tool use
+goes in a second system block *after* the cache breakpoint, so it does not break the prefix.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from ..fixtures import Fixture
+from ..pricing import find_price, rejects_forced_tool_choice
+from ..record import ErrorKind, ToolChoiceMode, Usage
+from .base import (
+    ONE_TOOL_INSTRUCTION,
+    Answer,
+    HttpRequest,
+    Provider,
+    ProviderFailure,
+    as_dict,
+    header,
+    json_body,
+    parse_retry_after,
+    status_verdict,
+)
+
+DEFAULT_MODEL = "claude-opus-4-8"
+# From this version on the API rejects sampling parameters (temperature, top_p, top_k) with a 400.
+NO_SAMPLING_PARAMETERS_FROM = "2026-10-21"
+_BILLING = re.compile(r"credit balance|billing|spend limit|usage limit|insufficient", re.IGNORECASE)
+_FORCED = re.compile(r"tool_choice", re.IGNORECASE)
+
+_ERROR_TYPES: dict[str, tuple[ErrorKind, bool]] = {
+    "authentication_error": ("auth", False),
+    "permission_error": ("auth", False),
+    "billing_error": ("billing", False),
+    "not_found_error": ("not_found", False),
+    "rate_limit_error": ("rate_limited", True),
+    "overloaded_error": ("overloaded", True),
+    "api_error": ("server_error", True),
+    "timeout_error": ("timeout", True),
+    "request_too_large": ("invalid_request", False),
+}
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class AnthropicProvider(Provider):
+    name: ClassVar = "anthropic"
+    key_env_var: ClassVar = "ANTHROPIC_API_KEY"
+    base_url_env_var: ClassVar = "ANTHROPIC_BASE_URL"
+    default_base_url: ClassVar = "https://api.anthropic.com"
+    label: ClassVar = "Anthropic Messages API"
+
+    _tools_json: bytes | None = None
+    _system_json: bytes | None = None
+
+    # -- request ---------------------------------------------------------------------------------
+
+    @property
+    def caching(self) -> bool:
+        return self.settings.prompt_caching
+
+    @property
+    def sends_temperature(self) -> bool:
+        return (
+            self.settings.temperature is not None
+            and self.settings.anthropic_version < NO_SAMPLING_PARAMETERS_FROM
+            and not rejects_forced_tool_choice(self.settings.model)  # these models always think
+        )
+
+    def notes(self) -> list[str]:
+        notes = []
+        if self.settings.temperature is not None and not self.sends_temperature:
+            notes.append(
+                f"temperature {self.settings.temperature} was not sent: anthropic-version "
+                f"{self.settings.anthropic_version} / model {self.settings.model} does not accept it"
+            )
+        return notes
+
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        tools: list[dict[str, Any]] = []
+        for tool in self.catalog.tools:
+            schema = dict(tool.input_schema)
+            if "type" not in schema:
+                schema = {"type": "object", **schema}
+            definition: dict[str, Any] = {"name": self.catalog.names.provider(tool.name)}
+            if tool.description:
+                definition["description"] = tool.description
+            definition["input_schema"] = schema
+            tools.append(definition)
+        if tools and self.caching:
+            tools[-1]["cache_control"] = {"type": "ephemeral"}
+        return tools
+
+    def system_blocks(self) -> list[dict[str, Any]]:
+        block: dict[str, Any] = {"type": "text", "text": self.system_prompt}
+        if self.caching:
+            block["cache_control"] = {"type": "ephemeral"}
+        return [block]
+
+    def _prefix_parts(self) -> tuple[bytes, bytes]:
+        if self._tools_json is None or self._system_json is None:
+            self._tools_json = _dumps(self.tool_definitions())
+            self._system_json = _dumps(self.system_blocks())
+        return self._tools_json, self._system_json
+
+    def cache_prefix(self) -> bytes:
+        tools, system = self._prefix_parts()
+        return tools + system
+
+    def body(self, fixture: Fixture, mode: ToolChoiceMode | None) -> bytes:
+        """The request body, assembled from pre-serialized parts so the cached prefix never changes."""
+        tools, system = self._prefix_parts()
+        if mode == "auto_instructed":
+            system = system[:-1] + b"," + _dumps({"type": "text", "text": ONE_TOOL_INSTRUCTION}) + b"]"
+        tool_choice: dict[str, Any] = {"type": "any" if mode == "forced" else "auto"}
+        parts = [
+            b'{"model":' + _dumps(self.settings.model),
+            b'"max_tokens":' + _dumps(self.settings.max_tokens),
+        ]
+        if self.sends_temperature:
+            parts.append(b'"temperature":' + _dumps(self.settings.temperature))
+        if self.catalog.tools:
+            parts.append(b'"tools":' + tools)
+        if self.system_prompt or mode == "auto_instructed":
+            parts.append(b'"system":' + system)
+        if self.catalog.tools:
+            parts.append(b'"tool_choice":' + _dumps(tool_choice))
+        parts.append(b'"messages":' + _dumps([{"role": "user", "content": fixture.query}]) + b"}")
+        return b",".join(parts)
+
+    def headers(self) -> dict[str, str]:
+        return {"anthropic-version": self.settings.anthropic_version, "content-type": "application/json"}
+
+    def auth_headers(self) -> dict[str, str]:
+        key = self.settings.api_key
+        return {"x-api-key": key.reveal()} if key is not None else {}
+
+    def build_request(self, fixture: Fixture, mode: ToolChoiceMode | None) -> HttpRequest:
+        return HttpRequest("/v1/messages", self.body(fixture, mode), self.headers())
+
+    def mode_for(self, fixture: Fixture, *, forced_rejected: bool) -> ToolChoiceMode | None:
+        known = rejects_forced_tool_choice(self.settings.model)
+        return super().mode_for(fixture, forced_rejected=forced_rejected or known)
+
+    def min_cache_tokens(self) -> int | None:
+        price = find_price(self.settings.model)
+        return price.min_cache_tokens if price is not None else None
+
+    # -- response --------------------------------------------------------------------------------
+
+    def parse_message(self, data: Any, request_id: str | None = None) -> Answer:
+        """Parse a Message object (also the ``message`` of a succeeded batch entry)."""
+        if not isinstance(data, dict) or not isinstance(data.get("content"), list):
+            raise self.invalid_response("the response is not a Message (no `content` list)", request_id)
+        answer = Answer(request_id=request_id, stop_reason=data.get("stop_reason"))
+        texts = []
+        for block in data["content"]:
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "tool_use":  # thinking / redacted_thinking blocks may come first: skip by type
+                answer.calls.append(self.tool_call(str(block.get("name", "")), block.get("input")))
+            elif kind == "text" and isinstance(block.get("text"), str):
+                texts.append(block["text"])
+        answer.text = "\n".join(texts)
+        usage = as_dict(data.get("usage"))
+        answer.usage = Usage(
+            input_tokens=int(usage.get("input_tokens") or 0),
+            output_tokens=int(usage.get("output_tokens") or 0),
+            cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
+            cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
+        )
+        return answer
+
+    def parse_response(self, status: int, headers: Mapping[str, str], body: bytes) -> Answer:
+        request_id = header(headers, "request-id")
+        data = json_body(body)
+        if data is None:
+            raise self.invalid_response(
+                f"HTTP {status}: the body is not valid JSON ({len(body)} bytes)", request_id
+            )
+        return self.parse_message(data, request_id)
+
+    def classify_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderFailure:
+        data = as_dict(json_body(body))
+        error = as_dict(data.get("error"))
+        error_type = str(error.get("type") or "")
+        message = str(error.get("message") or "")
+        request_id = header(headers, "request-id") or data.get("request_id")
+        return classify(status, error_type, message, request_id, headers, self.scrub)
+
+    # -- free token counting (for --dry) ------------------------------------------------------
+
+    async def count_tokens(self, request: HttpRequest) -> int | None:
+        if self.settings.api_key is None:
+            return None
+        body = json.loads(request.body)
+        body.pop("max_tokens", None)
+        body.pop("temperature", None)
+        response = await self.send(HttpRequest("/v1/messages/count_tokens", _dumps(body), self.headers()))
+        if response.status_code != 200:
+            raise self.classify_error(response.status_code, response.headers, response.content)
+        data = json_body(response.content)
+        if not isinstance(data, dict) or not isinstance(data.get("input_tokens"), int):
+            raise self.invalid_response("count_tokens answered without `input_tokens`")
+        return int(data["input_tokens"])
+
+
+def classify(
+    status: int,
+    error_type: str,
+    message: str,
+    request_id: str | None,
+    headers: Mapping[str, str] | None = None,
+    scrub: Any = None,
+) -> ProviderFailure:
+    """Classify an Anthropic error (HTTP status + ``error.type`` + message)."""
+    kind, transient = status_verdict(status)
+    if error_type in _ERROR_TYPES:
+        kind, transient = _ERROR_TYPES[error_type]
+    rejects_forced = False
+    if status == 400 or error_type == "invalid_request_error":
+        if _BILLING.search(message):
+            kind, transient = "billing", False
+        elif _FORCED.search(message):
+            kind, transient, rejects_forced = "invalid_request", False, True
+    should_retry = header(headers or {}, "x-should-retry")
+    if should_retry == "true":
+        transient = True
+    elif should_retry == "false":
+        transient = False
+    text = f"HTTP {status}" + (f" {error_type}" if error_type else "") + (f": {message}" if message else "")
+    if request_id:
+        text += f" (request-id {request_id})"
+    if scrub is not None:
+        text = scrub(text)
+    return ProviderFailure(
+        kind,
+        text,
+        transient=transient,
+        retry_after=parse_retry_after(headers or {}),
+        status=status,
+        request_id=request_id,
+        rejects_forced_tool_choice=rejects_forced,
+    )

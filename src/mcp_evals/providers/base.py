@@ -1,0 +1,324 @@
+"""The provider interface: build a request, parse a response, classify an error.
+
+A provider knows one API's wire format and nothing else. The runner owns retries (tenacity),
+concurrency, budgets, the results file and the decision to stop. Every failure a provider sees
+becomes a ``ProviderFailure`` with an ``ErrorKind`` and a verdict — *transient* (retry, maybe after
+``retry_after`` seconds) or *fatal* (stop dispatching) — so that no infrastructure failure is ever
+mistaken for a wrong tool choice.
+
+    ProviderFailure(kind, transient, retry_after, status, request_id, rejects_forced_tool_choice, stops_run)
+
+Keys live in a ``Secret`` (masked in ``repr``), are read from the environment only, and are added
+to the headers at send time, so nothing that is logged, recorded or raised carries them.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+import httpx
+
+from ..catalog import Catalog
+from ..fixtures import Fixture
+from ..record import ErrorKind, ProviderName, ToolCall, ToolChoiceMode, Usage
+
+ONE_TOOL_INSTRUCTION = "Answer by calling exactly one of the available tools. Do not answer in text."
+
+
+class Secret:
+    """An API key: usable in a header, invisible in logs, reprs and error messages."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def scrub(self, text: str) -> str:
+        return text.replace(self._value, "***") if self._value else text
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class ProviderSettings:
+    """Everything a provider needs besides the catalog and the system prompt."""
+
+    model: str
+    base_url: str = ""
+    api_key: Secret | None = None
+    timeout: float = 60.0
+    max_tokens: int = 1024
+    temperature: float | None = None
+    anthropic_version: str = "2023-06-01"
+    prompt_caching: bool = True
+    max_connections: int = 16
+    lexical_threshold: float = 3.0
+
+
+@dataclass(frozen=True)
+class Job:
+    """One request to make: a fixture and which of its samples."""
+
+    fixture: Fixture
+    sample: int = 0
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    """A prepared request: path below the base URL, headers (no credentials) and the exact body."""
+
+    path: str
+    body: bytes
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class Answer:
+    """What the model said: tool calls in order (MCP names), text, stop reason, usage."""
+
+    calls: list[ToolCall] = field(default_factory=list)
+    text: str = ""
+    stop_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    request_id: str | None = None
+    latency_ms: float = 0.0
+    mode: ToolChoiceMode | None = None  # set only when the provider knows better (replay)
+
+
+class ProviderFailure(Exception):
+    """A request that produced no usable answer, classified for the runner."""
+
+    def __init__(
+        self,
+        kind: ErrorKind,
+        message: str,
+        *,
+        transient: bool,
+        retry_after: float | None = None,
+        status: int | None = None,
+        request_id: str | None = None,
+        rejects_forced_tool_choice: bool = False,
+        stops_run: bool | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+        self.message = message
+        self.transient = transient
+        self.retry_after = retry_after
+        self.status = status
+        self.request_id = request_id
+        self.rejects_forced_tool_choice = rejects_forced_tool_choice
+        # Fatal errors stop the whole run (no later request can succeed); a few failures are final for
+        # one fixture only (a replay source without that fixture).
+        self.stops_run = (not transient) if stops_run is None else stops_run
+
+    def __repr__(self) -> str:
+        return f"ProviderFailure({self.kind!r}, {self.message!r}, transient={self.transient})"
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms``, else ``retry-after`` (seconds or an HTTP date)."""
+    lowered = {key.lower(): value for key, value in headers.items()}
+    milliseconds = lowered.get("retry-after-ms")
+    if milliseconds:
+        try:
+            return max(0.0, float(milliseconds) / 1000)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        moment = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    reference = datetime.fromtimestamp(time.time() if now is None else now, UTC)
+    return max(0.0, (moment - reference).total_seconds())
+
+
+def status_verdict(status: int) -> tuple[ErrorKind, bool]:
+    """The default (kind, transient) of an HTTP status; providers refine it from the body."""
+    if status in (401, 403):
+        return "auth", False
+    if status == 402:
+        return "billing", False
+    if status == 404:
+        return "not_found", False
+    if status == 408:
+        return "timeout", True
+    if status == 409:
+        return "server_error", True  # the official SDKs retry conflicts
+    if status == 429:
+        return "rate_limited", True
+    if status in (503, 529):
+        return "overloaded", True
+    if status >= 500:
+        return "server_error", True
+    return "invalid_request", False
+
+
+def json_body(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (bodies are untrusted)."""
+    return value if isinstance(value, dict) else {}
+
+
+def header(headers: Mapping[str, str], name: str) -> str | None:
+    lowered = name.lower()
+    for key, value in headers.items():
+        if key.lower() == lowered:
+            return value
+    return None
+
+
+class Provider(ABC):
+    """One model API. Subclasses implement the three pure methods; ``answer`` does the HTTP."""
+
+    name: ClassVar[ProviderName]
+    key_env_var: ClassVar[str | None] = None
+    base_url_env_var: ClassVar[str | None] = None
+    default_base_url: ClassVar[str] = ""
+    uses_network: ClassVar[bool] = True
+    baseline_only: ClassVar[bool] = False
+    label: ClassVar[str] = ""
+
+    def __init__(self, settings: ProviderSettings, catalog: Catalog, system_prompt: str) -> None:
+        self.settings = settings
+        self.catalog = catalog
+        self.system_prompt = system_prompt
+        self._client: httpx.AsyncClient | None = None
+
+    # -- the interface ---------------------------------------------------------------------------
+
+    def mode_for(self, fixture: Fixture, *, forced_rejected: bool) -> ToolChoiceMode | None:
+        """``select`` fixtures force a tool call; refuse/clarify fixtures must be free not to call one."""
+        if fixture.kind != "select":
+            return "auto"
+        return "auto_instructed" if forced_rejected else "forced"
+
+    @abstractmethod
+    def build_request(self, fixture: Fixture, mode: ToolChoiceMode | None) -> HttpRequest:
+        """The exact request for one fixture (pure; no credentials)."""
+
+    @abstractmethod
+    def parse_response(self, status: int, headers: Mapping[str, str], body: bytes) -> Answer:
+        """Turn a 2xx response into an Answer; raise ProviderFailure when the body is unusable."""
+
+    @abstractmethod
+    def classify_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderFailure:
+        """Turn a non-2xx response into a classified failure."""
+
+    def auth_headers(self) -> dict[str, str]:
+        return {}
+
+    @property
+    def caching(self) -> bool:
+        """Whether requests mark a cacheable prefix (the runner warms the cache with one request first)."""
+        return False
+
+    def cache_prefix(self) -> bytes:
+        """The serialized part of every request that is the same for all fixtures (tools + system)."""
+        return b""
+
+    # -- HTTP --------------------------------------------------------------------------------------
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            limits = httpx.Limits(
+                max_connections=self.settings.max_connections,
+                max_keepalive_connections=self.settings.max_connections,
+            )
+            self._client = httpx.AsyncClient(
+                base_url=self.settings.base_url or self.default_base_url,
+                timeout=httpx.Timeout(self.settings.timeout, connect=min(10.0, self.settings.timeout)),
+                limits=limits,
+                follow_redirects=False,
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def scrub(self, text: str) -> str:
+        key = self.settings.api_key
+        return key.scrub(text) if key is not None else text
+
+    async def send(self, request: HttpRequest, *, method: str = "POST") -> httpx.Response:
+        """Send a prepared request; transport problems become transient ProviderFailures."""
+        headers = {**request.headers, **self.auth_headers()}
+        try:
+            return await self.client.request(
+                method, request.path, content=request.body if method != "GET" else None, headers=headers
+            )
+        except httpx.TimeoutException as error:
+            message = f"{type(error).__name__}: no answer within {self.settings.timeout:g}s"
+            raise ProviderFailure("timeout", message, transient=True) from None
+        except httpx.RemoteProtocolError as error:
+            text = self.scrub(str(error)) or type(error).__name__
+            kind: ErrorKind = "invalid_response" if "incomplete" in text.lower() else "connection"
+            raise ProviderFailure(kind, text, transient=True) from None
+        except httpx.TransportError as error:
+            text = self.scrub(str(error)) or type(error).__name__
+            raise ProviderFailure("connection", f"{type(error).__name__}: {text}", transient=True) from None
+
+    async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
+        """Ask the model about one fixture (one attempt; the runner retries)."""
+        request = self.build_request(job.fixture, mode)
+        started = time.perf_counter()
+        response = await self.send(request)
+        latency_ms = (time.perf_counter() - started) * 1000
+        if not 200 <= response.status_code < 300:
+            raise self.classify_error(response.status_code, response.headers, response.content)
+        answer = self.parse_response(response.status_code, response.headers, response.content)
+        answer.latency_ms = latency_ms
+        return answer
+
+    async def count_tokens(self, request: HttpRequest) -> int | None:
+        """Exact input tokens of a request when the API offers a free count; None otherwise."""
+        return None
+
+    # -- helpers for subclasses ----------------------------------------------------------------
+
+    def tool_call(self, provider_name: str, arguments: Any, raw_arguments: str | None = None) -> ToolCall:
+        mcp_name = self.catalog.names.mcp(provider_name)
+        return ToolCall(
+            name=mcp_name if mcp_name is not None else provider_name,
+            provider_name=provider_name,
+            known=mcp_name is not None,
+            arguments=arguments if isinstance(arguments, dict) else None,
+            raw_arguments=raw_arguments,
+        )
+
+    def invalid_response(self, message: str, request_id: str | None = None) -> ProviderFailure:
+        return ProviderFailure("invalid_response", message, transient=True, request_id=request_id)

@@ -1,0 +1,188 @@
+"""OpenAI-compatible Chat Completions (``POST {base}/chat/completions``), over httpx.
+
+Works with OpenAI and with what speaks its dialect: gateways (LiteLLM, OpenRouter), vLLM, Ollama
+(``--base-url http://localhost:11434/v1``). Arguments arrive as a JSON *string*: invalid JSON is
+recorded as an argument problem (``raw_arguments``), never a crash. Prompt caching is automatic on
+OpenAI (prefixes of 1,024 tokens and more); the tools and the system message come first and are
+serialized once, so the prefix stays identical.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from ..fixtures import Fixture
+from ..record import ToolChoiceMode, Usage
+from .base import (
+    ONE_TOOL_INSTRUCTION,
+    Answer,
+    HttpRequest,
+    Provider,
+    ProviderFailure,
+    as_dict,
+    header,
+    json_body,
+    parse_retry_after,
+    status_verdict,
+)
+
+DEFAULT_MODEL = "gpt-5.4"
+# Reasoning models take `max_completion_tokens` and refuse `temperature`.
+_REASONING = re.compile(r"^(?:gpt-5|o\d)")
+_BILLING_CODES = {"insufficient_quota", "billing_hard_limit_reached", "billing_not_active"}
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+class OpenAIProvider(Provider):
+    name: ClassVar = "openai"
+    key_env_var: ClassVar = "OPENAI_API_KEY"
+    base_url_env_var: ClassVar = "OPENAI_BASE_URL"
+    default_base_url: ClassVar = "https://api.openai.com/v1"
+    label: ClassVar = "OpenAI-compatible Chat Completions"
+
+    _tools_json: bytes | None = None
+    _system_json: bytes | None = None
+
+    @property
+    def reasoning_model(self) -> bool:
+        return bool(_REASONING.match(self.settings.model.rsplit("/", 1)[-1]))
+
+    @property
+    def caching(self) -> bool:
+        return self.settings.prompt_caching  # automatic on OpenAI; this only warms it with one request first
+
+    def notes(self) -> list[str]:
+        if self.settings.temperature is not None and self.reasoning_model:
+            model, temperature = self.settings.model, self.settings.temperature
+            return [f"temperature {temperature} was not sent: {model} does not accept it"]
+        return []
+
+    def tool_definitions(self) -> list[dict[str, Any]]:
+        tools = []
+        for tool in self.catalog.tools:
+            function: dict[str, Any] = {"name": self.catalog.names.provider(tool.name)}
+            if tool.description:
+                function["description"] = tool.description
+            schema = dict(tool.input_schema)
+            if "type" not in schema:
+                schema = {"type": "object", **schema}
+            function["parameters"] = schema
+            tools.append({"type": "function", "function": function})
+        return tools
+
+    def _prefix_parts(self) -> tuple[bytes, bytes]:
+        if self._tools_json is None or self._system_json is None:
+            self._tools_json = _dumps(self.tool_definitions())
+            self._system_json = _dumps({"role": "system", "content": self.system_prompt})
+        return self._tools_json, self._system_json
+
+    def cache_prefix(self) -> bytes:
+        tools, system = self._prefix_parts()
+        return tools + system
+
+    def body(self, fixture: Fixture, mode: ToolChoiceMode | None) -> bytes:
+        tools, system = self._prefix_parts()
+        messages = [system]
+        if mode == "auto_instructed":
+            messages.append(_dumps({"role": "system", "content": ONE_TOOL_INSTRUCTION}))
+        messages.append(_dumps({"role": "user", "content": fixture.query}))
+        limit_key = "max_completion_tokens" if self.reasoning_model else "max_tokens"
+        parts = [
+            b'{"model":' + _dumps(self.settings.model),
+            f'"{limit_key}":'.encode() + _dumps(self.settings.max_tokens),
+        ]
+        if self.settings.temperature is not None and not self.reasoning_model:
+            parts.append(b'"temperature":' + _dumps(self.settings.temperature))
+        parts += [
+            b'"tools":' + tools,
+            b'"tool_choice":' + _dumps("required" if mode == "forced" else "auto"),
+            b'"messages":[' + b",".join(messages) + b"]}",
+        ]
+        return b",".join(parts)
+
+    def build_request(self, fixture: Fixture, mode: ToolChoiceMode | None) -> HttpRequest:
+        return HttpRequest(
+            "/chat/completions", self.body(fixture, mode), {"content-type": "application/json"}
+        )
+
+    def auth_headers(self) -> dict[str, str]:
+        key = self.settings.api_key
+        return {"authorization": f"Bearer {key.reveal()}"} if key is not None else {}
+
+    def parse_response(self, status: int, headers: Mapping[str, str], body: bytes) -> Answer:
+        request_id = header(headers, "x-request-id")
+        data = json_body(body)
+        if not isinstance(data, dict):
+            raise self.invalid_response(
+                f"HTTP {status}: the body is not valid JSON ({len(body)} bytes)", request_id
+            )
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            raise self.invalid_response("the response has no `choices`", request_id)
+        message = as_dict(choices[0].get("message"))
+        answer = Answer(request_id=request_id or data.get("id"), stop_reason=choices[0].get("finish_reason"))
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(function, dict):
+                continue
+            raw = function.get("arguments")
+            if isinstance(raw, dict):  # some compatible servers send an object
+                answer.calls.append(self.tool_call(str(function.get("name", "")), raw))
+                continue
+            text = raw if isinstance(raw, str) else ""
+            try:
+                arguments = json.loads(text) if text.strip() else {}
+            except ValueError:
+                arguments = None
+            if isinstance(arguments, dict):
+                answer.calls.append(self.tool_call(str(function.get("name", "")), arguments))
+            else:
+                answer.calls.append(self.tool_call(str(function.get("name", "")), None, raw_arguments=text))
+        content = message.get("content")
+        answer.text = content if isinstance(content, str) else ""
+        usage = as_dict(data.get("usage"))
+        details = as_dict(usage.get("prompt_tokens_details"))
+        cached = int(details.get("cached_tokens") or 0)
+        answer.usage = Usage(
+            input_tokens=max(0, int(usage.get("prompt_tokens") or 0) - cached),
+            output_tokens=int(usage.get("completion_tokens") or 0),
+            cache_read_tokens=cached,
+        )
+        return answer
+
+    def classify_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderFailure:
+        error = as_dict(as_dict(json_body(body)).get("error"))
+        message = str(error.get("message") or "")
+        code = str(error.get("code") or "")
+        error_type = str(error.get("type") or "")
+        request_id = header(headers, "x-request-id")
+        kind, transient = status_verdict(status)
+        rejects_forced = False
+        if code in _BILLING_CODES or error_type == "insufficient_quota":
+            kind, transient = "billing", False  # a 429 that no amount of waiting fixes
+        elif status == 404 or code == "model_not_found":
+            kind, transient = "not_found", False
+        elif status == 400 and "tool_choice" in message:
+            kind, transient, rejects_forced = "invalid_request", False, True
+        should_retry = header(headers, "x-should-retry")
+        if should_retry in ("true", "false"):
+            transient = should_retry == "true"
+        label = code or error_type
+        text = f"HTTP {status}" + (f" {label}" if label else "") + (f": {message}" if message else "")
+        if request_id:
+            text += f" (x-request-id {request_id})"
+        return ProviderFailure(
+            kind,
+            self.scrub(text),
+            transient=transient,
+            retry_after=parse_retry_after(headers),
+            status=status,
+            request_id=request_id,
+            rejects_forced_tool_choice=rejects_forced,
+        )

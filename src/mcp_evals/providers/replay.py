@@ -1,0 +1,74 @@
+"""Replay: answer every fixture from an earlier results file, calling nothing.
+
+For re-scoring after editing expectations (``expected_tools``, ``expected_args``, areas) without
+paying for a new run. An answer is reused only for the same fixture id, sample and query text, and
+only from a file made against the same catalog (the runner checks that): a new or rewritten query
+has no earlier answer and is recorded as not reached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from ..catalog import Catalog
+from ..fixtures import Fixture
+from ..record import FixtureResult, ToolChoiceMode
+from ..results import Results
+from .base import Answer, HttpRequest, Job, Provider, ProviderFailure, ProviderSettings
+
+
+class ReplayProvider(Provider):
+    name: ClassVar = "replay"
+    uses_network: ClassVar = False
+    label: ClassVar = "replay of an earlier results file"
+
+    def __init__(
+        self,
+        settings: ProviderSettings,
+        catalog: Catalog,
+        system_prompt: str,
+        *,
+        source: Results,
+        source_path: str,
+    ) -> None:
+        super().__init__(settings, catalog, system_prompt)
+        self.source = source
+        self.source_path = source_path
+        self.queries = {fixture.id: fixture.query for fixture in source.header.fixtures}
+        self.answers: dict[tuple[str, int], FixtureResult] = {
+            key: result for key, result in source.by_key.items() if result.reached
+        }
+
+    def mode_for(self, fixture: Fixture, *, forced_rejected: bool) -> ToolChoiceMode | None:
+        return None
+
+    def build_request(self, fixture: Fixture, mode: ToolChoiceMode | None) -> HttpRequest:
+        raise NotImplementedError("replay sends no request")
+
+    def parse_response(self, status: int, headers: Mapping[str, Any], body: bytes) -> Answer:
+        raise NotImplementedError("replay receives no response")
+
+    def classify_error(self, status: int, headers: Mapping[str, Any], body: bytes) -> ProviderFailure:
+        raise NotImplementedError("replay sees no HTTP errors")
+
+    async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
+        fixture = job.fixture
+        earlier = self.answers.get((fixture.id, job.sample))
+        if earlier is None or self.queries.get(fixture.id) != fixture.query:
+            why = "its query changed" if earlier is not None else "it has no reached answer there"
+            raise ProviderFailure(
+                "not_dispatched",
+                f"nothing to replay for {fixture.id!r} (sample {job.sample}) from {self.source_path}: {why}",
+                transient=False,
+                stops_run=False,
+            )
+        return Answer(
+            calls=list(earlier.calls),
+            text=earlier.text,
+            stop_reason=earlier.stop_reason,
+            usage=earlier.usage,
+            request_id=earlier.request_id,
+            latency_ms=earlier.latency_ms,
+            mode=earlier.mode,
+        )

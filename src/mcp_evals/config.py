@@ -142,7 +142,7 @@ class RunOptions(StrictModel):
     results: str | None = Field(None, description="NDJSON results file (default: mcp-evals-results.ndjson).")
     prompt_caching: bool = Field(True, description="Mark the catalog and system prompt for prompt caching.")
     lexical_threshold: float = Field(
-        1.5, ge=0, description="The lexical baseline refuses when the best BM25 score is below this."
+        3.0, ge=0, description="The lexical baseline refuses when the best BM25 score is below this."
     )
     prices: dict[str, ModelPrice] = Field(
         default_factory=dict, description="Prices for models the bundled table lacks (or to override it)."

@@ -22,6 +22,8 @@ COMMANDS: dict[str, str] = {
     "catalog": "catalog_cmd:catalog",
     "validate": "validate_cmd:validate",
     "schema": "schema_cmd:schema",
+    "run": "run_cmd:run",
+    "merge": "merge_cmd:merge",
 }
 
 

@@ -1,0 +1,129 @@
+"""What the Markdown and HTML reports share: the jinja2 environments and row preparation."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Generic, TypeVar
+
+import jinja2
+
+from ..gate import format_percent
+from ..score import OUTCOME_LABELS, FixtureScore, Rate, SampleScore, Scorecard
+from . import escape
+
+T = TypeVar("T")
+
+# Failing fixtures are listed worst first.
+FAILURE_ORDER = ("unsafe_action", "wrong_tool", "missed_action", "abstention_mixup", "correct_call")
+
+
+@dataclass
+class Rows(Generic[T]):
+    """A table's rows after shortening; ``hidden`` rows did not fit."""
+
+    rows: list[T]
+    hidden: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.rows) or self.hidden > 0
+
+
+def take(rows: Sequence[T], limit: int | None) -> Rows[T]:
+    if limit is None or len(rows) <= limit:
+        return Rows(list(rows))
+    return Rows(list(rows[:limit]), len(rows) - limit)
+
+
+def failing_fixtures(scorecard: Scorecard) -> list[FixtureScore]:
+    def order(fixture: FixtureScore) -> tuple[int, str]:
+        position = (
+            FAILURE_ORDER.index(fixture.outcome) if fixture.outcome in FAILURE_ORDER else len(FAILURE_ORDER)
+        )
+        return position, fixture.id
+
+    return sorted(scorecard.failing, key=order)
+
+
+def arguments_text(sample: SampleScore | None) -> str:
+    """The first call's arguments as compact JSON (or the raw text when it was not JSON)."""
+    if sample is None or not sample.calls:
+        return ""
+    call = sample.calls[0]
+    if call.arguments is None:
+        return call.raw_arguments or ""
+    return json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
+
+
+def percent(value: float | None) -> str:
+    return format_percent(value)
+
+
+def ci(rate: Rate) -> str:
+    if rate.value is None:
+        return "n/a"
+    return f"{format_percent(rate.low)}–{format_percent(rate.high)}"
+
+
+def fraction(rate: Rate) -> str:
+    return f"{rate.hits}/{rate.total}"
+
+
+def points(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}"
+
+
+def number(value: int | float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
+
+
+def money(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
+
+
+def outcome_label(outcome: str) -> str:
+    return OUTCOME_LABELS.get(outcome, outcome)
+
+
+def expected_label(fixture: FixtureScore) -> list[str]:
+    return list(fixture.expected_tools) if fixture.kind == "select" else [f"({fixture.kind})"]
+
+
+HELPERS: dict[str, Callable[..., Any]] = {
+    "pct": percent,
+    "ci": ci,
+    "fraction": fraction,
+    "points": points,
+    "number": number,
+    "money": money,
+    "outcome_label": outcome_label,
+    "expected_label": expected_label,
+    "arguments_text": arguments_text,
+}
+
+
+@cache
+def environment(kind: str) -> jinja2.Environment:
+    """The jinja2 environment for ``markdown`` or ``html`` templates (autoescaped either way)."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("mcp_evals", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.globals.update(HELPERS)
+    if kind == "markdown":
+        env.filters.update(
+            md=escape.md_text, code=escape.md_code, block=escape.md_block, mermaid=escape.mermaid_label
+        )
+    else:
+        env.filters.update(text=escape.html_text)
+    return env

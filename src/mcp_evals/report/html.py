@@ -1,0 +1,29 @@
+"""The HTML report: one self-contained file (inline CSS and JS, no external assets), autoescaped.
+
+A Content-Security-Policy meta tag forbids loading anything, so even a mistake could not make the
+page fetch from elsewhere.
+"""
+
+from __future__ import annotations
+
+from ..baseline import BaselineComparison
+from ..score import OUTCOMES, Scorecard
+from .common import environment, failing_fixtures
+from .verdict import exit_code, verdict_parts, verdict_text
+
+
+def render_html(scorecard: Scorecard, *, baseline_comparison: BaselineComparison | None = None) -> str:
+    """The HTML report as text."""
+    state, top1, by = verdict_parts(scorecard, baseline_comparison)
+    template = environment("html").get_template("report.html.j2")
+    return template.render(
+        s=scorecard,
+        c=baseline_comparison,
+        verdict=verdict_text(scorecard, baseline_comparison),
+        state=state,
+        top1=top1,
+        by=by,
+        exit_code=exit_code(scorecard, baseline_comparison),
+        failing=failing_fixtures(scorecard),
+        outcomes=[outcome for outcome in OUTCOMES if scorecard.metrics.outcomes.get(outcome)],
+    )

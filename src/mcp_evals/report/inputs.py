@@ -1,0 +1,82 @@
+"""Reading the results a report is made of: one file, or the shards of one run."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import InputFileError
+from ..fixtures import Fixture
+from ..record import RunHeader
+from ..results import Results, latest, read_results
+
+# Fields that must agree for shards to be one run; the message names what differs.
+_MUST_MATCH = (
+    ("catalog_hash", "catalog"),
+    ("provider", "provider"),
+    ("model", "model"),
+    ("baseline_only", "lexical baseline flag"),
+    ("fixture_set_hash", "fixture set"),
+    ("system_prompt_hash", "system prompt"),
+    ("tool_choice", "tool choice"),
+    ("sampling", "sampling settings"),
+    ("scoring", "scoring options"),
+    ("gate", "gate options"),
+)
+_SHARD = re.compile(r"^(\d+)/(\d+)$")
+
+
+def merge_results(parts: Sequence[Results], names: Sequence[str] | None = None) -> Results:
+    """Join the shards of one run; mixed catalogs, models or settings are refused."""
+    if not parts:
+        raise InputFileError("no results to report on")
+    labels = list(names) if names is not None else [f"results #{index + 1}" for index in range(len(parts))]
+    first = parts[0].header
+    for label, part in zip(labels[1:], parts[1:], strict=True):
+        for field, what in _MUST_MATCH:
+            if getattr(part.header, field) != getattr(first, field):
+                raise InputFileError(
+                    f"{label}: another {what} than {labels[0]} "
+                    f"({_show(getattr(first, field))} vs {_show(getattr(part.header, field))})",
+                    hint="report on the shards of one run together, and on different runs separately",
+                )
+    if len(parts) == 1:
+        return parts[0]
+    fixtures: dict[str, Fixture] = {}
+    for label, part in zip(labels, parts, strict=True):
+        for fixture in part.header.fixtures:
+            known = fixtures.get(fixture.id)
+            if known is not None and known.hash != fixture.hash:
+                raise InputFileError(
+                    f"{label}: fixture {fixture.id!r} differs from the one in another results file"
+                )
+            fixtures.setdefault(fixture.id, fixture)
+    shards = sorted({part.header.shard for part in parts if part.header.shard}, key=_shard_order)
+    notes = list(dict.fromkeys(note for part in parts for note in part.header.notes))
+    header: RunHeader = first.model_copy(
+        update={
+            "fixtures": list(fixtures.values()),
+            "shard": "+".join(shards) if shards else None,
+            "notes": notes,
+            "started_at": min(part.header.started_at for part in parts),
+            "limit": None if any(part.header.limit is None for part in parts) else first.limit,
+        }
+    )
+    return Results(header=header, results=latest(result for part in parts for result in part.results))
+
+
+def _show(value: object) -> str:
+    text = str(value)
+    return text if len(text) <= 40 else text[:16] + "…"
+
+
+def _shard_order(label: str) -> tuple[int, int, str]:
+    match = _SHARD.match(label)
+    return (int(match.group(2)), int(match.group(1)), label) if match else (0, 0, label)
+
+
+def read_results_files(paths: Sequence[str | Path]) -> Results:
+    """Read and merge one or more results files (the shards of one run)."""
+    parts = [read_results(path) for path in paths]
+    return merge_results(parts, [str(path) for path in paths])

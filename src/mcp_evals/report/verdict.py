@@ -1,0 +1,72 @@
+"""The one-line verdict every report starts with, and the exit code that goes with it.
+
+Exit codes: 0 ok (advisory decisions included) · 1 the gate (``fail_on``, an area minimum) or a
+baseline regression fails the job · 2 PRELIMINARY (some answers never reached the model; it wins
+over 1, because nothing decided on an incomplete run is authoritative).
+"""
+
+from __future__ import annotations
+
+from ..baseline import BaselineComparison
+from ..errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY
+from ..gate import format_percent
+from ..score import Rate, Scorecard
+from .escape import plain
+
+LEXICAL_BASELINE = "lexical baseline"
+
+
+def exit_code(scorecard: Scorecard, comparison: BaselineComparison | None = None) -> int:
+    if scorecard.preliminary:
+        return EXIT_PRELIMINARY
+    if scorecard.gate.fails or (comparison is not None and comparison.fails):
+        return EXIT_CHECK_FAILED
+    return EXIT_OK
+
+
+def interval(rate: Rate) -> str:
+    """``87.5% (95% CI 78.2–93.1%)``, or ``n/a`` without data."""
+    if rate.value is None:
+        return "n/a"
+    return f"{format_percent(rate.value)} (95% CI {format_percent(rate.low)}–{format_percent(rate.high)})"
+
+
+def who(scorecard: Scorecard) -> str:
+    """``provider/model``, or the lexical baseline named as such (never as a model)."""
+    run = scorecard.run
+    if run.baseline_only:
+        return LEXICAL_BASELINE
+    return f"{run.provider}/{run.model}"
+
+
+def status(scorecard: Scorecard, comparison: BaselineComparison | None = None) -> str:
+    """``PRELIMINARY`` / ``FAILED`` / the gate decision, as the verdict's first words."""
+    gate = scorecard.gate
+    coverage = scorecard.coverage
+    if scorecard.preliminary:
+        reached = f"{coverage.reached}/{coverage.planned} answers reached"
+        if coverage.missing_shards:
+            reached += f", shards {', '.join(coverage.missing_shards)} missing"
+        return f"PRELIMINARY ({reached}; {gate.label} not authoritative)"
+    if scorecard.run.baseline_only:
+        return f"{gate.label} (lexical baseline: advisory, never gates)"
+    if exit_code(scorecard, comparison) == EXIT_CHECK_FAILED:
+        reasons = [gate.label] if gate.fails else []
+        if comparison is not None and comparison.fails:
+            reasons.append(f"baseline {comparison.label}")
+        return f"FAILED: {', '.join(reasons)}"
+    return gate.label
+
+
+def verdict_parts(scorecard: Scorecard, comparison: BaselineComparison | None = None) -> tuple[str, str, str]:
+    """(status, top-1 with its interval, who): the pieces of the first line, unescaped."""
+    return status(scorecard, comparison), f"top-1 {interval(scorecard.metrics.top1)}", who(scorecard)
+
+
+def verdict_text(scorecard: Scorecard, comparison: BaselineComparison | None = None) -> str:
+    """The verdict as one plain line (terminal, JSON, JUnit)."""
+    state, top1, by = verdict_parts(scorecard, comparison)
+    line = f"mcp-evals: {state} — {top1} · {plain(by, 120)}"
+    if comparison is not None:
+        line += f" · baseline: {comparison.label}"
+    return line

@@ -354,8 +354,10 @@ def compare_with_baseline(
         message = f"Fixes: the score rose {-drop:.1f} points ({movement}; {counts})."
     else:
         verdict, fails = "within_tolerance", False
+        change = round(current_score - baseline_score, 1) + 0.0  # no "-0.0"
         message = (
-            f"Within tolerance: the score changed {-drop:+.1f} points ({movement}; {counts}); "
+            f"Within tolerance: the score changed {change:+.1f} points "
+            f"({movement}; {counts}); "
             f"the tolerance is {options.max_drop_pp:g} points."
         )
     return base.model_copy(

@@ -1,0 +1,120 @@
+"""``mcp-evals baseline``: accept a run as the baseline, or compare a run with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..baseline import compare_with_baseline, load_baseline, make_baseline, write_baseline
+from ..config import Config, load_config
+from ..errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
+from ..report.escape import plain
+from ..report.inputs import read_results_files
+from ..score import score_results
+
+DEFAULT_BASELINE = "evals/baseline.json"
+
+_config_option = click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="MCP_EVALS_CONFIG",
+    help="Take scoring and baseline options (and the default baseline path) from this config.",
+)
+
+
+def _baseline_path(given: Path | None, config: Config | None) -> Path:
+    if given is not None:
+        return given
+    if config is not None and config.baseline.path:
+        return config.resolve(config.baseline.path)
+    return Path(DEFAULT_BASELINE)
+
+
+@click.group()
+def baseline() -> None:
+    """Accept a run as the baseline, or compare a run with it."""
+
+
+@baseline.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help=f"The baseline file (default: the config's baseline.path, else {DEFAULT_BASELINE}).",
+)
+@_config_option
+@click.option(
+    "--allow-preliminary", is_flag=True, help="Accept a run where some answers never reached the model."
+)
+def accept(
+    results: tuple[Path, ...], out: Path | None, config_path: Path | None, allow_preliminary: bool
+) -> int:
+    """Make RESULTS (one run, or its shards) the baseline later runs are compared with.
+
+    Nothing else ever writes the baseline: commit the file, and accept again when a change in the
+    numbers is intended.
+    """
+    config = load_config(config_path) if config_path is not None else None
+    scorecard = score_results(read_results_files(list(results)), config.scoring if config else None)
+    if scorecard.preliminary and not allow_preliminary:
+        coverage = scorecard.coverage
+        raise ConfigError(
+            f"{results[0]}: PRELIMINARY run ({coverage.reached}/{coverage.planned} answers reached): "
+            "a baseline must be a complete run",
+            hint="finish it with `mcp-evals run --resume`, or pass --allow-preliminary",
+        )
+    path = _baseline_path(out, config)
+    replaced = load_baseline(path) if path.exists() else None
+    accepted = make_baseline(scorecard)
+    write_baseline(accepted, path)
+    score = "n/a" if accepted.scores.score is None else f"{accepted.scores.score:.1f}"
+    top1 = "n/a" if accepted.scores.top1 is None else f"{accepted.scores.top1 * 100:.1f}%"
+    who = (
+        "lexical baseline"
+        if scorecard.run.baseline_only
+        else f"{scorecard.run.provider}/{scorecard.run.model}"
+    )
+    click.echo(
+        f"baseline written to {path}: {plain(who, 120)}, {len(accepted.fixtures)} fixtures, "
+        f"top-1 {top1}, score {score}"
+    )
+    if replaced is not None:
+        old = "n/a" if replaced.scores.score is None else f"{replaced.scores.score:.1f}"
+        click.echo(f"  (replaced the baseline accepted {replaced.accepted_at}, score {old})")
+    return EXIT_OK
+
+
+@baseline.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help=f"The baseline file (default: the config's baseline.path, else {DEFAULT_BASELINE}).",
+)
+@_config_option
+def compare(results: tuple[Path, ...], baseline_path: Path | None, config_path: Path | None) -> int:
+    """Compare RESULTS with the baseline: regressions, fixes and the verdict (exit 1 on a regression)."""
+    config = load_config(config_path) if config_path is not None else None
+    scorecard = score_results(read_results_files(list(results)), config.scoring if config else None)
+    path = _baseline_path(baseline_path, config)
+    comparison = compare_with_baseline(
+        scorecard, load_baseline(path), config.baseline if config else None, baseline_path=str(path)
+    )
+    click.echo(plain(comparison.message, 2000))
+    for difference in comparison.differences:
+        click.echo(
+            f"  {difference.field}: {plain(difference.baseline, 100)} → {plain(difference.current, 100)}"
+        )
+    for change in comparison.regressions:
+        click.echo(f"  regression  {plain(change.id, 100)}: {change.before} → {change.after}")
+    for change in comparison.fixes:
+        click.echo(f"  fix         {plain(change.id, 100)}: {change.before} → {change.after}")
+    if scorecard.preliminary:
+        click.echo(
+            "  (PRELIMINARY run: some answers never reached the model; only reached fixtures compared)"
+        )
+        return EXIT_PRELIMINARY
+    return EXIT_CHECK_FAILED if comparison.fails else EXIT_OK

@@ -1,0 +1,92 @@
+"""``mcp-evals report``: render a report from results files, without re-running anything."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..config import Config, load_config
+from ..errors import ConfigError
+from ..files import atomic_write
+from ..report import FORMATS, ReportFormat, compare_to, render
+from ..report.escape import plain
+from ..report.inputs import read_results_files
+from ..report.verdict import exit_code, verdict_text
+from ..score import score_results
+
+
+@click.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--format",
+    "report_format",
+    type=click.Choice(FORMATS),
+    default="md",
+    show_default=True,
+    help="md (PR comment / job summary), json (versioned schema), junit (XML), html (single file).",
+)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+@click.option(
+    "--baseline",
+    "baseline_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Compare with this baseline (default: the config's baseline.path, when it exists).",
+)
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="MCP_EVALS_CONFIG",
+    help="Take scoring, gate and baseline options from this config (default: those recorded in the results).",
+)
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=1000),
+    default=65_000,
+    show_default=True,
+    help="Markdown only: shorten long tables to stay under this many characters (GitHub comments: 65,536).",
+)
+def report(
+    results: tuple[Path, ...],
+    report_format: ReportFormat,
+    out: Path | None,
+    baseline_path: Path | None,
+    config_path: Path | None,
+    max_chars: int,
+) -> int:
+    """Render a report from one results file, or from the shards of one run.
+
+    \b
+    Several RESULTS files are merged (the shards of one run); files from different catalogs,
+    models or settings are refused. The verdict goes to stderr when --out is given.
+    Exit codes: 0 ok · 1 the gate (gate.fail_on, an area minimum) or a baseline regression fails ·
+    2 PRELIMINARY (some answers never reached the model) · 3 bad input.
+    """
+    merged = read_results_files(list(results))
+    config: Config | None = load_config(config_path) if config_path is not None else None
+    scorecard = score_results(
+        merged, config.scoring if config else None, gate_options=config.gate if config else None
+    )
+    baseline: Path | None = baseline_path
+    if baseline is None and config is not None and config.baseline.path:
+        configured = config.resolve(config.baseline.path)
+        if configured.exists():
+            baseline = configured
+    if baseline is not None and not baseline.exists():
+        raise ConfigError(
+            f"{baseline}: baseline file not found",
+            hint=f"accept one with `mcp-evals baseline accept {results[0]} --out {baseline}`",
+        )
+    comparison = compare_to(scorecard, baseline, config.baseline if config else None)
+    text = render(scorecard, report_format, baseline_comparison=comparison, max_chars=max_chars)
+    if out is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        with atomic_write(out) as stream:
+            stream.write(text)
+        click.echo(plain(verdict_text(scorecard, comparison), 1000), err=True)
+        click.echo(f"{report_format} report written to {out}", err=True)
+    return exit_code(scorecard, comparison)

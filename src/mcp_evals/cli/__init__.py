@@ -24,6 +24,8 @@ COMMANDS: dict[str, str] = {
     "schema": "schema_cmd:schema",
     "run": "run_cmd:run",
     "merge": "merge_cmd:merge",
+    "report": "report_cmd:report",
+    "baseline": "baseline_cmd:baseline",
 }
 
 

@@ -84,6 +84,15 @@ def test_a_rename_prefers_the_most_similar_description() -> None:
     assert diff.added == ["get_order"]
 
 
+def test_a_rename_ignores_the_schema_title_python_sdks_derive_from_the_function() -> None:
+    before = wire_tool("get_user", "Fetch a user.", id="string")
+    after = wire_tool("fetch_user", "Fetch a user.", id="string")
+    before["inputSchema"]["title"] = "get_userArguments"
+    after["inputSchema"]["title"] = "fetch_userArguments"
+    diff = diff_catalogs(catalog_of(before), catalog_of(after))
+    assert [(pair.old, pair.new) for pair in diff.renamed] == [("get_user", "fetch_user")]
+
+
 def test_no_parameter_tools_with_similar_descriptions_are_renames() -> None:
     diff = diff_catalogs(
         catalog_of(wire_tool("ping", "Check the server is up.")),

@@ -138,12 +138,12 @@ def similarity(a: str, b: str) -> float:
 
 
 def _renames(removed: list[Tool], added: list[Tool]) -> list[RenamedTool]:
-    """Pair removed and added tools that have the same input schema, most similar descriptions first."""
+    """Pair removed and added tools with the same input schema, most similar descriptions first."""
     candidates: list[tuple[float, float, str, str]] = []
     for before in removed:
-        schema = canonical_json(before.input_schema)
+        schema = _shape(before.input_schema)
         for after in added:
-            if canonical_json(after.input_schema) != schema:
+            if _shape(after.input_schema) != schema:
                 continue
             described = similarity(before.description, after.description)
             if not before.parameters and described < _EMPTY_SCHEMA_RENAME_SIMILARITY:
@@ -166,6 +166,15 @@ def _renames(removed: list[Tool], added: list[Tool]) -> list[RenamedTool]:
             )
         )
     return sorted(pairs, key=lambda pair: pair.old)
+
+
+def _shape(schema: dict[str, Any]) -> str:
+    """The schema without its top-level title.
+
+    Python SDKs title the schema after the function (``get_userArguments``), so renaming the
+    function changes that title and nothing else.
+    """
+    return canonical_json({key: value for key, value in schema.items() if key != "title"})
 
 
 def schema_change(name: str, before: dict[str, Any], after: dict[str, Any]) -> SchemaChange:

@@ -118,6 +118,11 @@ def test_garbage_on_stdout_fails_fast_and_quotes_the_line(tmp_path: Path) -> Non
     assert "logs and banners go to stderr" in text
 
 
+def test_an_unfinished_line_on_stdout_is_named_at_the_timeout(tmp_path: Path) -> None:
+    error = extract_error(tmp_path, python_server("broken_server.py", "prompt", timeout=1))
+    assert "its stdout holds an unfinished line that is not MCP JSON-RPC: 'Password:'" in str(error)
+
+
 def test_a_server_that_dies_during_tools_list(tmp_path: Path) -> None:
     error = extract_error(tmp_path, python_server("broken_server.py", "crash-on-list"))
     assert "exited with exit code 70 during tools/list" in str(error)

@@ -138,6 +138,7 @@ class _StdioServer:
     from_client: MemoryObjectReceiveStream[Any]
     stderr: bytearray = field(default_factory=bytearray)
     bad_output: str | None = None
+    unfinished: bytearray = field(default_factory=bytearray)
 
     def stderr_tail(self, lines: int = _STDERR_TAIL_LINES) -> str:
         text = self.stderr.decode("utf-8", errors="replace")
@@ -149,7 +150,7 @@ class _StdioServer:
         from mcp.types import jsonrpc_message_adapter
 
         assert self.process.stdout is not None
-        buffer = bytearray()
+        buffer = self.unfinished
         async with self.to_client:
             try:
                 async for chunk in self.process.stdout:
@@ -319,6 +320,15 @@ async def _list_stdio(server: ServerConfig, config: Config) -> ServerInfo:
             hint="a stdio server must write only protocol messages to stdout; logs and banners go to stderr",
         )
     if deadline.cancelled_caught or failure is None:
+        unfinished = bytes(spawned.unfinished).strip()
+        if unfinished and not unfinished.startswith(b"{"):
+            raise ServerError(
+                server.name,
+                f"no answer within {server.timeout:g} s; its stdout holds an unfinished line that is "
+                f"not MCP JSON-RPC: {_quote(unfinished)}",
+                stderr_tail=tail,
+                hint="a stdio server must write only newline-terminated protocol messages to stdout",
+            )
         raise ServerError(
             server.name,
             f"no answer within {server.timeout:g} s (stuck in {progress.stage})",

@@ -59,6 +59,12 @@ def main(mode: str) -> None:
         for _ in sys.stdin:
             pass
         time.sleep(3600)
+    if mode == "prompt":
+        sys.stdout.write("Password: ")
+        sys.stdout.flush()
+        for _ in sys.stdin:
+            pass
+        time.sleep(3600)
     if mode == "crash-on-list":
         handshake_then("crash")
     if mode == "error-on-list":

@@ -4,6 +4,7 @@ from .catalog import Catalog, ServerInfo, Tool, extract_catalog, load_catalog
 from .config import Config, ServerConfig, ValidationOptions, load_config
 from .errors import ConfigError, InputFileError, McpEvalsError, ProviderError, ServerError
 from .fixtures import Fixture, load_fixtures
+from .validate import Problem, validate_fixtures
 
 __version__ = "0.1.0"
 
@@ -14,6 +15,7 @@ __all__ = [
     "Fixture",
     "InputFileError",
     "McpEvalsError",
+    "Problem",
     "ProviderError",
     "ServerConfig",
     "ServerError",
@@ -25,4 +27,5 @@ __all__ = [
     "load_catalog",
     "load_config",
     "load_fixtures",
+    "validate_fixtures",
 ]

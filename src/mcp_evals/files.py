@@ -79,6 +79,7 @@ class _Loader(_Parser, yaml.constructor.SafeConstructor, _Resolver):  # type: ig
 
 
 MAX_DEPTH = 64
+_PLAIN_COLLECTIONS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
 
 
 class _Converter:
@@ -105,6 +106,8 @@ class _Converter:
         if len(location) > MAX_DEPTH:
             raise self.fail(node, f"nested more than {MAX_DEPTH} levels deep")
         self.lines[location] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode) and node.tag not in _PLAIN_COLLECTIONS:
+            raise self.fail(node, f"unsupported tag {node.tag!r}: write a plain value")
         if isinstance(node, yaml.MappingNode):
             result: dict[Any, Any] = {}
             for key_node, value_node in node.value:
@@ -305,7 +308,7 @@ def atomic_write(path: Path, *, mode: str = "w") -> Iterator[IO[Any]]:
         raise
 
 
-def _dotted(location: Location) -> str:
+def dotted(location: Location) -> str:
     text = ""
     for part in location:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
@@ -325,7 +328,7 @@ def describe_validation_error(error: Any, document: Document, base: Location = (
             message = "unknown key (check the spelling; `mcp-evals schema` lists the allowed keys)"
         elif item["type"] == "missing":
             message = "required field is missing"
-        rows.append(f"{where(document.path, document.line_of(full), _dotted(full) or None)}: {message}")
+        rows.append(f"{where(document.path, document.line_of(full), dotted(full) or None)}: {message}")
     more = len(error.errors()) - limit
     if more > 0:
         rows.append(f"… and {more} more problems")

@@ -26,7 +26,7 @@ from pydantic.json_schema import SkipJsonSchema
 from .catalog import canonical_json
 from .config import Config
 from .errors import ConfigError, InputFileError, where
-from .files import Document, describe_validation_error, load_document
+from .files import Document, describe_validation_error, dotted, load_document
 
 FixtureKind = Literal["select", "refuse", "clarify"]
 
@@ -106,7 +106,15 @@ def _fixture_schema_extra(schema: dict[str, Any]) -> None:
                 "additionalProperties": False,
                 "description": "The argument is given, with any value.",
             },
-            {"description": "A literal: the argument equals this value."},
+            {
+                "description": "A literal: the argument equals this value.",
+                "not": {
+                    "type": "object",
+                    "minProperties": 1,
+                    "maxProperties": 1,
+                    "anyOf": [{"required": [name]} for name in MATCHERS],
+                },
+            },
         ]
     }
     properties["expected_args"]["additionalProperties"] = matcher
@@ -256,7 +264,8 @@ def load_fixture_file(path: Path, *, display_base: Path | None = None) -> list[F
             )
         if "source" in item:
             raise InputFileError(
-                f"{where(shown, document.line_of((*location, 'source')), 'source')}: unknown key "
+                f"{where(shown, document.line_of((*location, 'source')), dotted((*location, 'source')))}: "
+                "unknown key "
                 "(check the spelling; `mcp-evals schema fixtures` lists the allowed keys)"
             )
         try:

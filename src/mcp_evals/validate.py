@@ -192,7 +192,7 @@ class _Suggester:
         if lowered in self.by_lower:
             return self.by_lower[lowered][:3]
         # A renamed tool is both an unknown name in the fixtures and a tool no fixture covers yet:
-        # those candidates get a bonus, and a shared word is enough to propose them.
+        # such candidates need less resemblance (a shared word is enough) and outrank look-alikes.
         favoured = {candidate.lower() for candidate in preferred}
         words = _words(lowered)
         matcher = difflib.SequenceMatcher()
@@ -210,9 +210,12 @@ class _Suggester:
                 score = matcher.ratio()
                 if score < floor:
                     continue
-            scored.append((score + (0.15 if bonus else 0.0), candidate))
+            scored.append((score, candidate))
         if not scored:
             return []
+        # Where a renamed tool's likely new name exists, other names stay only if they are near-typos.
+        if any(candidate in favoured for _, candidate in scored):
+            scored = [(score, c) for score, c in scored if c in favoured or score >= 0.85]
         best = max(score for score, _ in scored)
         close = sorted(
             (item for item in scored if item[0] >= best - 0.1), key=lambda item: (-item[0], item[1])

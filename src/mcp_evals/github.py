@@ -297,25 +297,6 @@ def load_event(environ: Mapping[str, str] | None = None) -> Event:
     )
 
 
-# ---------------------------------------------------------------------------------- workflow commands
-
-
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def workflow_command(kind: str, message: str = "", **properties: str | int | None) -> str:
-    """``::kind key=value,…::message`` with both parts escaped as the runner expects."""
-    props = ",".join(
-        f"{key}={escape_property(str(value))}" for key, value in properties.items() if value is not None
-    )
-    return f"::{kind}{' ' + props if props else ''}::{escape_data(message)}"
-
-
 # ------------------------------------------------------------------------------------ summary, outputs
 
 

@@ -29,7 +29,6 @@ from mcp_evals.github import (
     scrubbed_environment,
     shorten_markdown,
     target_pull_request,
-    workflow_command,
 )
 
 from . import events
@@ -143,11 +142,6 @@ def test_the_build_environment_has_no_key_or_token_whatever_its_name() -> None:
 
 
 # ------------------------------------------------------------------------------- workflow commands
-
-
-def test_workflow_commands_escape_data_and_properties() -> None:
-    line = workflow_command("warning", "50% done\nnext: line", title="a: b, c", file="x.yaml", line=3)
-    assert line == "::warning title=a%3A b%2C c,file=x.yaml,line=3::50%25 done%0Anext: line"
 
 
 def test_outputs_use_a_fresh_random_delimiter_and_round_trip() -> None:

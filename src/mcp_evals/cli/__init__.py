@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "schema": "schema_cmd:schema",
     "run": "run_cmd:run",
     "merge": "merge_cmd:merge",
+    "action": "action_cmd:action",
     "report": "report_cmd:report",
     "baseline": "baseline_cmd:baseline",
 }

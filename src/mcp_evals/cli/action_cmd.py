@@ -1,0 +1,618 @@
+"""``mcp-evals action``: what the GitHub Action runs in its container (hidden from ``--help``).
+
+``entrypoint.sh`` calls, in this order::
+
+    mcp-evals action mask        ::add-mask:: for every key and token, before anything else prints
+    mcp-evals action build       the `build` input, in an environment with no API key and no token
+    mcp-evals action run         the mode's mcp-evals commands → job summary, outputs, PR comment
+    mcp-evals action hand-back   files written into the workspace go back to the workspace owner
+
+The Action adds no eval logic: ``run`` calls the same ``mcp-evals`` commands a user would, as separate
+processes, so each gets exactly the environment it should (only the eval sees the API key; nothing
+sees the GitHub token), and turns their exit codes and report files into what GitHub shows.
+"""
+
+from __future__ import annotations
+
+import collections
+import glob
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import __version__
+from ..annotations import workflow_command
+from ..errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, McpEvalsError
+from ..github import (
+    PAID_PROVIDERS,
+    ActionInputs,
+    Event,
+    GitHubApi,
+    append_summary,
+    comment_marker,
+    default_mode,
+    load_event,
+    mask_commands,
+    post_sticky_comment,
+    read_inputs,
+    restore_ownership,
+    scrubbed_environment,
+    target_pull_request,
+    write_outputs,
+)
+
+OUT_DIR = "mcp-evals-out"
+"""Where the Action writes its files, inside the working directory (visible, so artifacts pick it up)."""
+_TAIL_LINES = 40
+# modes whose commands exist in this version, in the order `all` runs them
+_AVAILABLE_MODES = ("validate", "eval")
+_KEY_VARIABLE = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+
+
+@dataclass
+class Outcome:
+    """What one mode (or the build) came to: its exit code, its Markdown section and its outputs."""
+
+    mode: str
+    exit_code: int
+    markdown: str
+    decision: str
+    top1: str = ""
+    score: str = ""
+    preliminary: bool = False
+
+
+@dataclass
+class Step:
+    """Everything a mode needs to know about this run of the Action."""
+
+    inputs: ActionInputs
+    event: Event
+    workspace: Path
+    workdir: Path
+    environ: Mapping[str, str]
+    out_dir: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.out_dir = self.workdir / OUT_DIR
+
+    @property
+    def config(self) -> str:
+        return self.inputs.config
+
+    @property
+    def config_label(self) -> str:
+        """The config's path from the repository root, as the comment marker and headings name it."""
+        label = Path(self.inputs.working_directory) / self.inputs.config
+        return os.path.normpath(label.as_posix()).replace(os.sep, "/")
+
+    def relative(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.workspace.resolve()).as_posix()
+        except ValueError:
+            return str(path)
+
+
+# -------------------------------------------------------------------------------------------- plumbing
+
+
+def _say(line: str) -> None:
+    click.echo(line)
+    sys.stdout.flush()
+
+
+def _exit_code(returncode: int) -> int:
+    return 128 - returncode if returncode < 0 else returncode  # killed by a signal → 128 + signal
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    tail: str  # the last lines of what it printed (stderr only when stdout was captured)
+    stdout: str = ""
+
+
+def run_cli(
+    args: Sequence[str | Path],
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    group: str | None = None,
+    capture_stdout: bool = False,
+) -> CliResult:
+    """Run ``mcp-evals ARGS`` as its own process, streaming its output to the log.
+
+    With ``capture_stdout`` its stdout (a JSON document) is returned instead of printed; stderr (the
+    messages and annotations) still streams. The tail of what streamed is kept for the summary.
+    """
+    command = [sys.executable, "-m", "mcp_evals", *map(str, args)]
+    if group:
+        _say(f"::group::{group}")
+    tail: collections.deque[str] = collections.deque(maxlen=_TAIL_LINES)
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as captured:
+        with subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=dict(env),
+            stdout=captured if capture_stdout else subprocess.PIPE,
+            stderr=subprocess.PIPE if capture_stdout else subprocess.STDOUT,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            bufsize=1,
+        ) as process:
+            stream = process.stderr if capture_stdout else process.stdout
+            assert stream is not None
+            for line in stream:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+                tail.append(line.rstrip("\n"))
+        captured.seek(0)
+        stdout = captured.read()
+    if group:
+        _say("::endgroup::")
+    return CliResult(_exit_code(process.returncode), "\n".join(tail), stdout)
+
+
+def markdown_text(text: str) -> str:
+    """Untrusted text (tool names, fixture ids, messages quoting them) made safe for one table cell:
+    no HTML, no table breaks, no code spans, no @mentions, one line."""
+    text = " ".join(text.split())
+    for old, new in (
+        ("&", "&amp;"),
+        ("<", "&lt;"),
+        (">", "&gt;"),
+        ("|", "\\|"),
+        ("`", "&#96;"),
+        ("@", "&#64;"),
+    ):
+        text = text.replace(old, new)
+    return text
+
+
+def _code_block(text: str) -> str:
+    fence = "````" if "```" in text else "```"
+    return f"{fence}text\n{text.strip()}\n{fence}"
+
+
+def _combine(codes: Sequence[int]) -> int:
+    """One exit code for several steps: bad input beats a failed check beats PRELIMINARY beats ok."""
+    for code in (EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_PRELIMINARY):
+        if code in codes:
+            return code
+    return max(codes, default=EXIT_OK) if any(codes) else EXIT_OK
+
+
+def _read_config_provider(step: Step) -> str | None:
+    try:
+        from ..config import load_config
+
+        return load_config(step.workdir / step.config).run.provider
+    except McpEvalsError:
+        return None  # the command that needs the config says what is wrong with it
+
+
+# --------------------------------------------------------------------------------------------- modes
+
+
+def planned_modes(step: Step) -> list[str]:
+    mode = step.inputs.mode or default_mode(step.event.name)
+    return list(_AVAILABLE_MODES) if mode == "all" else [mode]
+
+
+def eval_provider(step: Step) -> tuple[str | None, str | None]:
+    """The provider the eval will use and, if it cannot run, why (no key: a fork PR, a missing secret)."""
+    inputs = step.inputs
+    if inputs.results:
+        return "replay", None
+    provider = inputs.provider or _read_config_provider(step)
+    if provider is None:
+        provider = "anthropic" if inputs.anthropic_api_key else "openai" if inputs.openai_api_key else None
+    if provider is None:
+        return None, (
+            "no API key was given, so the paid model eval was skipped. Pass "
+            "`anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}` (or `openai-api-key`), or "
+            "`provider: lexical` for the free lexical baseline. Pull requests from forks get no secrets."
+        )
+    key = {"anthropic": inputs.anthropic_api_key, "openai": inputs.openai_api_key}.get(provider, "x")
+    if provider in PAID_PROVIDERS and not key:
+        return provider, (
+            f"the `{provider}-api-key` input is empty, so the paid model eval was skipped "
+            "(pull requests from forks get no secrets; a missing repository secret looks the same)."
+        )
+    return provider, None
+
+
+def skipped_for_lack_of_key(step: Step) -> bool:
+    modes = planned_modes(step)
+    return modes == ["eval"] and eval_provider(step)[1] is not None
+
+
+def render_validation(document: Mapping[str, Any]) -> str:
+    """The Markdown section for `mcp-evals validate --format json`'s document."""
+    cover = document.get("coverage") or {}
+    problems = [problem for problem in document.get("problems") or [] if isinstance(problem, dict)]
+    errors, warnings = int(document.get("errors", 0)), int(document.get("warnings", 0))
+    kinds = cover.get("kinds") or {}
+    kind_text = ", ".join(
+        f"{kinds[kind]} {kind}" for kind in ("select", "refuse", "clarify") if kind in kinds
+    )
+    facts = [
+        f"{cover.get('fixtures', 0)} fixtures" + (f" ({kind_text})" if kind_text else ""),
+        f"{cover.get('covered_tools', 0)} of {cover.get('tools', 0)} tools covered",
+        f"{len(cover.get('covered_areas') or [])} of {len(cover.get('areas') or [])} areas covered",
+        f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}",
+    ]
+    if document.get("ok"):
+        heading = "✅ **Fixtures valid** against the live catalog"
+    else:
+        heading = "❌ **Fixtures invalid**: fix the errors below (a renamed or removed tool shows up here)"
+    lines = ["#### Fixture validation", "", heading, "", " · ".join(facts)]
+    if problems:
+        lines += ["", "| | where | rule | problem |", "|---|---|---|---|"]
+        for problem in problems:
+            icon = "❌" if problem.get("severity") == "error" else "⚠️"
+            where = str(problem.get("file") or "")
+            if where and problem.get("line"):
+                where += f":{problem['line']}"
+            location = f"`{markdown_text(where)}`" if where else ""
+            rule = markdown_text(str(problem.get("rule", "")))
+            lines.append(
+                f"| {icon} | {location} | {rule} | {markdown_text(str(problem.get('message', '')))} |"
+            )
+    return "\n".join(lines)
+
+
+def run_validate(step: Step) -> Outcome:
+    env = scrubbed_environment(step.environ)
+    result = run_cli(
+        ["validate", "--config", step.config, "--format", "json"],
+        env=env,
+        cwd=step.workdir,
+        group="mcp-evals validate",
+        capture_stdout=True,
+    )
+    try:
+        document = json.loads(result.stdout) if result.stdout.strip() else None
+    except ValueError:
+        document = None
+    if result.exit_code in (EXIT_OK, EXIT_CHECK_FAILED) and isinstance(document, dict):
+        (step.out_dir).mkdir(parents=True, exist_ok=True)
+        (step.out_dir / "validate.json").write_text(result.stdout, "utf-8")
+        for problem in document.get("problems") or []:
+            _say(
+                f"{problem.get('file') or ''}:{problem.get('line') or ''}: {problem.get('severity')} "
+                f"[{problem.get('rule')}] {' '.join(str(problem.get('message', '')).split())}"
+            )
+        decision = "valid" if result.exit_code == EXIT_OK else "invalid"
+        markdown = render_validation(document)
+        _say(f"{decision}: {markdown.splitlines()[4]}")
+        return Outcome("validate", result.exit_code, markdown, decision)
+    markdown = (
+        f"#### Fixture validation\n\n⚠️ **Validation could not run** (exit {result.exit_code})\n\n"
+        f"{_code_block(result.tail)}"
+    )
+    return Outcome("validate", result.exit_code or EXIT_BAD_INPUT, markdown, "error")
+
+
+def _report_numbers(report: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(report.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def run_eval(step: Step) -> Outcome:
+    inputs = step.inputs
+    provider, skip = eval_provider(step)
+    if skip is not None:
+        _say(workflow_command("notice", skip, title="mcp-evals eval skipped"))
+        return Outcome("eval", EXIT_OK, f"#### Model eval\n\n⏭️ Skipped: {skip}", "skipped")
+    step.out_dir.mkdir(parents=True, exist_ok=True)
+    results = step.out_dir / "results.ndjson"
+    base_env = scrubbed_environment(step.environ)
+    if inputs.results:
+        files = sorted(
+            {path for pattern in inputs.results.split() for path in glob.glob(pattern, root_dir=step.workdir)}
+        )
+        if not files:
+            return Outcome(
+                "eval",
+                EXIT_BAD_INPUT,
+                f"#### Model eval\n\n⚠️ No results files match `{inputs.results}` "
+                f"in `{step.relative(step.workdir)}`.",
+                "error",
+            )
+        ran = run_cli(
+            ["merge", *files, "--out", results], env=base_env, cwd=step.workdir, group="mcp-evals merge"
+        )
+    else:
+        assert provider is not None
+        args: list[str | Path] = [
+            "run",
+            "--config",
+            step.config,
+            "--provider",
+            provider,
+            "--results",
+            results,
+        ]
+        for flag, value in (
+            ("--model", inputs.model),
+            ("--concurrency", inputs.concurrency),
+            ("--limit", inputs.limit),
+            ("--samples", inputs.samples),
+            ("--budget-usd", inputs.budget_usd),
+            ("--shard", inputs.shard),
+        ):
+            if value is not None:
+                args += [flag, str(value)]
+        env = dict(base_env)
+        if provider in _KEY_VARIABLE:  # the one process that gets a key
+            env[_KEY_VARIABLE[provider]] = (
+                inputs.anthropic_api_key if provider == "anthropic" else inputs.openai_api_key
+            )
+        if provider == "openai" and inputs.openai_base_url:
+            env["OPENAI_BASE_URL"] = inputs.openai_base_url
+        ran = run_cli(args, env=env, cwd=step.workdir, group=f"mcp-evals run ({provider})")
+    code, tail = ran.exit_code, ran.tail
+    if code == EXIT_BAD_INPUT or not results.exists():
+        return Outcome(
+            "eval",
+            code or EXIT_BAD_INPUT,
+            f"#### Model eval\n\n⚠️ The eval could not run (exit {code}).\n\n{_code_block(tail)}",
+            "error",
+        )
+    markdown_path = step.out_dir / "eval-report.md"
+    json_path = step.out_dir / "eval-report.json"
+    report_args: list[str | Path] = ["report", results]
+    if inputs.baseline:
+        report_args += ["--baseline", inputs.baseline]
+    reported = run_cli(
+        [*report_args, "--format", "md", "--out", markdown_path],
+        env=base_env,
+        cwd=step.workdir,
+        group="mcp-evals report",
+    )
+    run_cli([*report_args, "--format", "json", "--out", json_path], env=base_env, cwd=step.workdir)
+    report_code, report_tail = reported.exit_code, reported.tail
+    if not markdown_path.exists():
+        return Outcome(
+            "eval",
+            _combine([code, report_code]) or EXIT_BAD_INPUT,
+            f"#### Model eval\n\n⚠️ The report could not be written.\n\n{_code_block(report_tail)}",
+            "error",
+        )
+    numbers = _report_numbers(json_path)
+    decision = str(numbers.get("decision") or ("preliminary" if code == EXIT_PRELIMINARY else "unknown"))
+    return Outcome(
+        "eval",
+        _combine([code, report_code]),
+        markdown_path.read_text("utf-8"),
+        decision,
+        top1=str(numbers.get("top1", "")),
+        score=str(numbers.get("score", "")),
+        preliminary=bool(numbers.get("preliminary", code == EXIT_PRELIMINARY)),
+    )
+
+
+_MODE_RUNNERS = {"validate": run_validate, "eval": run_eval}
+
+
+# ------------------------------------------------------------------------------------- the whole run
+
+
+def _footer(step: Step) -> str:
+    parts = [f"mcp-evals {__version__}"]
+    if step.event.sha:
+        parts.append(f"commit `{step.event.sha[:7]}`")
+    if step.event.run_url:
+        parts.append(f"[run]({step.event.run_url})")
+    return "<sub>" + " · ".join(parts) + "</sub>"
+
+
+def _sections(step: Step, outcomes: Sequence[Outcome]) -> dict[str, str]:
+    footer = _footer(step)
+    return {outcome.mode: f"{outcome.markdown.rstrip()}\n\n{footer}" for outcome in outcomes}
+
+
+def _outputs(
+    step: Step, outcomes: Sequence[Outcome], exit_code: int, report: Path, comment_url: str
+) -> dict[str, str]:
+    decisive = next((o for o in outcomes if o.mode == "eval" and o.decision != "skipped"), None)
+    decisive = (
+        decisive
+        or next((o for o in outcomes if o.mode in ("build", "validate")), None)
+        or (outcomes[-1] if outcomes else None)
+    )
+    return {
+        "decision": decisive.decision if decisive else "",
+        "top1": decisive.top1 if decisive else "",
+        "score": decisive.score if decisive else "",
+        "preliminary": "true" if any(o.preliminary for o in outcomes) else "false",
+        "exit-code": str(exit_code),
+        "report-path": step.relative(report),
+        "comment-url": comment_url,
+    }
+
+
+def _comment(step: Step, title: str, sections: Mapping[str, str]) -> str:
+    inputs = step.inputs
+    if not inputs.comment:
+        _say("PR comment: off (comment: false)")
+        return ""
+    if not inputs.github_token:
+        _say(
+            workflow_command(
+                "warning", "no github-token: the report is in the job summary only", title="mcp-evals"
+            )
+        )
+        return ""
+    with GitHubApi(step.event.api_url, inputs.github_token) as api:
+        number, why = target_pull_request(step.event, inputs.pr_number, api)
+        if number is None:
+            _say(f"PR comment: none ({why})")
+            return ""
+        outcome = post_sticky_comment(
+            api,
+            step.event.repository,
+            number,
+            marker=comment_marker(step.config_label),
+            title=title,
+            sections=sections,
+        )
+    if outcome.action == "failed":
+        _say(workflow_command("warning", outcome.message, title="mcp-evals: no PR comment"))
+        return ""
+    _say(f"PR comment: {outcome.action} on #{number} ({why}): {outcome.url}")
+    return outcome.url
+
+
+def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
+    """The Action from inputs to exit code; writes the summary, outputs and comment on the way."""
+    summary_path = environ.get("GITHUB_STEP_SUMMARY")
+    output_path = environ.get("GITHUB_OUTPUT")
+    try:
+        inputs = read_inputs(environ)
+    except McpEvalsError as error:
+        _say(workflow_command("error", str(error), title="mcp-evals: bad input"))
+        append_summary(summary_path, f"### mcp-evals\n\n⚠️ **Bad input**: {error}\n")
+        write_outputs(
+            output_path, {"decision": "error", "exit-code": str(EXIT_BAD_INPUT), "preliminary": "false"}
+        )
+        return EXIT_BAD_INPUT
+    event = load_event(environ)
+    workspace = event.workspace.resolve()
+    step = Step(inputs, event, workspace, workspace / inputs.working_directory, environ)
+    title = f"### mcp-evals · `{step.config_label}`"
+
+    outcomes: list[Outcome] = []
+    mode = inputs.mode or default_mode(event.name)
+    if mode not in (*_AVAILABLE_MODES, "all"):
+        message = (
+            f"mode `{mode}` is not available in mcp-evals {__version__}: its command does not exist yet. "
+            f"Use one of: {', '.join((*_AVAILABLE_MODES, 'all'))}."
+        )
+        _say(workflow_command("error", message, title="mcp-evals: unknown mode"))
+        outcomes.append(Outcome(mode, EXIT_BAD_INPUT, f"⚠️ {message}", "error"))
+    elif not step.workdir.is_dir():
+        message = f"working-directory `{inputs.working_directory}` does not exist in the repository"
+        _say(workflow_command("error", message, title="mcp-evals: bad input"))
+        outcomes.append(Outcome("validate", EXIT_BAD_INPUT, f"⚠️ {message}", "error"))
+    elif build_status != 0:
+        command = shlex.quote(inputs.build) if "`" in inputs.build else f"`{inputs.build}`"
+        outcomes.append(
+            Outcome(
+                "build",
+                EXIT_CHECK_FAILED,
+                f"#### Build\n\n❌ The build command {command} failed with exit code {build_status}; "
+                "nothing was evaluated. Its output is in the step log.",
+                "build-failed",
+            )
+        )
+    else:
+        for name in planned_modes(step):
+            if name == "eval" and outcomes and outcomes[-1].exit_code in (EXIT_CHECK_FAILED, EXIT_BAD_INPUT):
+                outcomes.append(
+                    Outcome(
+                        "eval",
+                        EXIT_OK,
+                        "#### Model eval\n\n⏭️ Skipped: the fixtures are not valid.",
+                        "skipped",
+                    )
+                )
+                continue
+            outcomes.append(_MODE_RUNNERS[name](step))
+
+    exit_code = _combine([outcome.exit_code for outcome in outcomes])
+    sections = _sections(step, outcomes)
+    summary = title + "\n\n" + "\n\n".join(sections[o.mode] for o in outcomes) + "\n"
+    report = step.out_dir / "report.md"
+    if step.workdir.is_dir():
+        step.out_dir.mkdir(parents=True, exist_ok=True)
+        report.write_text(summary, "utf-8")
+    append_summary(summary_path, summary)
+    comment_url = _comment(step, title, sections)
+    write_outputs(output_path, _outputs(step, outcomes, exit_code, report, comment_url))
+    _say(f"mcp-evals action: exit code {exit_code}")
+    return exit_code
+
+
+# ---------------------------------------------------------------------------------------- commands
+
+
+@click.group(hidden=True)
+def action() -> None:
+    """What the GitHub Action runs (see entrypoint.sh and docs/action.md)."""
+
+
+@action.command()
+def mask() -> int:
+    """Print ::add-mask:: for every key and token the Action was given."""
+    for line in mask_commands():
+        _say(line)
+    return EXIT_OK
+
+
+@action.command()
+def build() -> int:
+    """Run the `build` input with no API key and no GitHub token in its environment."""
+    try:
+        inputs = read_inputs()
+    except McpEvalsError:
+        return EXIT_OK  # `action run` reports bad inputs
+    if not inputs.build:
+        return EXIT_OK
+    event = load_event()
+    workspace = event.workspace.resolve()
+    step = Step(inputs, event, workspace, workspace / inputs.working_directory, os.environ)
+    if not step.workdir.is_dir():
+        return EXIT_OK
+    if skipped_for_lack_of_key(step):
+        _say("Build skipped: the model eval will be skipped for lack of an API key.")
+        return EXIT_OK
+    _say(f"::group::Build: {inputs.build}")
+    returncode = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", inputs.build],
+        cwd=step.workdir,
+        env=scrubbed_environment(),
+        check=False,
+    ).returncode
+    _say("::endgroup::")
+    status = _exit_code(returncode)
+    if status:
+        _say(
+            workflow_command(
+                "error", f"the build command failed with exit code {status}", title="mcp-evals build"
+            )
+        )
+    return status
+
+
+@action.command()
+@click.option("--build-status", type=int, default=0, help="Exit code of `action build`.")
+def run(build_status: int) -> int:
+    """Run the mode's commands, then write the job summary, outputs and PR comment."""
+    return run_action(os.environ, build_status)
+
+
+@action.command("hand-back")
+def hand_back() -> int:
+    """Give files this root container wrote into the workspace (and HOME) back to their owner."""
+    folders = [os.environ.get("GITHUB_WORKSPACE", "")]
+    home = os.environ.get("HOME", "")
+    if home.startswith("/github/"):  # the runner's mounted home (npm and pip caches land there)
+        folders.append(home)
+    for folder in filter(None, folders):
+        restore_ownership(Path(folder))
+    return EXIT_OK

@@ -1,0 +1,206 @@
+"""entrypoint.sh end to end, outside Docker: the runner's files and variables, real-shaped event
+payloads, the bundled example server, and a fake GitHub REST API on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from . import events
+from .conftest import VENV_BIN, ActionStep, copy_example
+from .fake_github import FakeGitHub
+
+KEY = "sk-ant-api03-scoping-proof-5f9d2c"
+HELPDESK_INPUTS = {"WORKING-DIRECTORY": "examples/helpdesk"}
+
+
+@pytest.fixture
+def helpdesk(step: ActionStep) -> Path:
+    return copy_example("helpdesk", step.workspace)
+
+
+def pr_env(step: ActionStep, fake: FakeGitHub, **inputs: str) -> dict[str, str]:
+    step.github_url = fake.url
+    return step.environment(
+        "pull_request",
+        events.pull_request(7),
+        {**HELPDESK_INPUTS, "GITHUB-TOKEN": fake.token, **inputs},
+    )
+
+
+def test_validate_on_a_pull_request_comments_once_and_updates_in_place(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+) -> None:
+    env = pr_env(step, fake_github)
+    first = step.run_entrypoint(env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    summary = step.summary_text()
+    assert summary.startswith("### mcp-evals · `examples/helpdesk/mcp-evals.yaml`")
+    assert "✅ **Fixtures valid**" in summary and "22 of 22 tools covered" in summary
+    outputs = step.outputs()
+    assert outputs["decision"] == "valid"
+    assert outputs["exit-code"] == "0"
+    assert outputs["preliminary"] == "false"
+    assert outputs["report-path"] == "examples/helpdesk/mcp-evals-out/report.md"
+    assert (step.workspace / outputs["report-path"]).read_text() == summary
+    [comment] = fake_github.comments[7]
+    assert outputs["comment-url"] == comment["html_url"]
+    assert "Fixtures valid" in comment["body"]
+    assert "created on #7" in first.stdout
+
+    step.reset_files()
+    second = step.run_entrypoint(env)
+    assert second.returncode == 0
+    assert len(fake_github.comments[7]) == 1
+    assert "updated on #7" in second.stdout
+    assert step.outputs()["comment-url"] == comment["html_url"]
+    assert [request.method for request in fake_github.writes()] == ["POST", "PATCH"]
+
+
+def test_a_renamed_tool_fails_validation_with_annotations_and_says_so(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+) -> None:
+    tickets = helpdesk / "fixtures" / "tickets.yaml"
+    tickets.write_text(tickets.read_text().replace("get_ticket", "fetch_ticket", 1))
+    result = step.run_entrypoint(pr_env(step, fake_github))
+    assert result.returncode == 1
+    assert step.outputs()["decision"] == "invalid"
+    assert step.outputs()["exit-code"] == "1"
+    summary = step.summary_text()
+    assert "❌ **Fixtures invalid**" in summary and "unknown-tool" in summary and "get_ticket" in summary
+    assert "::error file=" in result.stdout  # annotations reach the log, so GitHub pins them on the file
+    assert "Fixtures invalid" in fake_github.comment_bodies(7)[0]
+
+
+def test_a_read_only_token_is_a_warning_not_a_failure(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+) -> None:
+    fake_github.read_only = True
+    result = step.run_entrypoint(pr_env(step, fake_github))
+    assert result.returncode == 0
+    assert "::warning title=mcp-evals%3A no PR comment::could not comment on #7: 403" in result.stdout
+    assert "pull-requests: write" in result.stdout
+    assert step.outputs()["comment-url"] == ""
+    assert "Fixtures valid" in step.summary_text()
+
+
+def test_bad_input_exits_3_with_the_reason_everywhere(step: ActionStep, fake_github: FakeGitHub) -> None:
+    result = step.run_entrypoint(pr_env(step, fake_github, CONCURRENCY="lots"))
+    assert result.returncode == 3
+    assert "input `concurrency`: expected a whole number ≥ 1, got 'lots'" in step.summary_text()
+    assert step.outputs()["exit-code"] == "3"
+    assert "::error title=mcp-evals%3A bad input::input `concurrency`" in result.stdout
+
+
+@pytest.mark.parametrize("mode", ["contract", "session"])
+def test_modes_that_do_not_exist_yet_are_refused(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub, mode: str
+) -> None:
+    result = step.run_entrypoint(pr_env(step, fake_github, MODE=mode, COMMENT="false"))
+    assert result.returncode == 3
+    assert f"mode `{mode}` is not available" in step.summary_text()
+    assert step.outputs()["decision"] == "error"
+
+
+def test_a_missing_config_is_bad_input(step: ActionStep, helpdesk: Path, fake_github: FakeGitHub) -> None:
+    result = step.run_entrypoint(pr_env(step, fake_github, CONFIG="nope.yaml", COMMENT="false"))
+    assert result.returncode == 3
+    assert "config file not found" in step.summary_text()
+
+
+def test_the_build_runs_without_keys_or_token(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+) -> None:
+    env = pr_env(
+        step, fake_github, BUILD="env > build-env.txt", **{"ANTHROPIC-API-KEY": KEY}, COMMENT="false"
+    )
+    env.update({"ANTHROPIC_API_KEY": KEY, "GITHUB_TOKEN": fake_github.token, "RENAMED_SECRET": KEY})
+    result = step.run_entrypoint(env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    build_env = (helpdesk / "build-env.txt").read_text()
+    assert "GITHUB_REPOSITORY=octo/helpdesk" in build_env  # the context is there …
+    assert KEY not in build_env and fake_github.token not in build_env  # … the secrets are not
+    assert "INPUT_" not in build_env
+    assert f"::add-mask::{KEY}" in result.stdout.splitlines()[0:3]  # masked before anything else
+    assert result.stdout.count(KEY) == 1  # and printed nowhere else
+
+
+def test_a_failing_build_stops_the_run_and_fails_the_step(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+) -> None:
+    result = step.run_entrypoint(pr_env(step, fake_github, BUILD="echo compiling; exit 7"))
+    assert result.returncode == 1
+    assert "compiling" in result.stdout
+    assert "::error title=mcp-evals build::the build command failed with exit code 7" in result.stdout
+    assert step.outputs()["decision"] == "build-failed"
+    assert "failed with exit code 7" in step.summary_text()
+    assert "failed with exit code 7" in fake_github.comment_bodies(7)[0]
+
+
+def test_a_dispatch_without_a_key_skips_the_paid_eval_with_a_notice(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+) -> None:
+    fake_github.pulls.append({"number": 31, "state": "open", "head": {"label": "octo:rename-tools"}})
+    step.github_url = fake_github.url
+    env = step.environment(
+        "workflow_dispatch",
+        events.workflow_dispatch("rename-tools"),
+        {
+            **HELPDESK_INPUTS,
+            "GITHUB-TOKEN": fake_github.token,
+            "BUILD": "touch built",
+            "ANTHROPIC-API-KEY": "",
+        },
+    )
+    result = step.run_entrypoint(env)
+    assert result.returncode == 0
+    assert "::notice title=mcp-evals eval skipped::" in result.stdout
+    assert not (helpdesk / "built").exists()  # nothing to build for a skipped eval
+    assert step.outputs()["decision"] == "skipped"
+    assert "Skipped" in step.summary_text() and "forks get no secrets" in step.summary_text()
+    assert "Skipped" in fake_github.comment_bodies(31)[0]  # the open PR of the dispatched branch
+
+
+def test_a_schedule_without_pr_writes_the_summary_only(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+) -> None:
+    step.github_url = fake_github.url
+    env = step.environment(
+        "schedule",
+        events.schedule(),
+        {**HELPDESK_INPUTS, "GITHUB-TOKEN": fake_github.token, "MODE": "validate"},
+    )
+    result = step.run_entrypoint(env)
+    assert result.returncode == 0
+    assert "Fixtures valid" in step.summary_text()
+    assert fake_github.requests == []
+    assert "summary only" in result.stdout
+
+
+def test_all_runs_validate_then_eval(step: ActionStep, helpdesk: Path, fake_github: FakeGitHub) -> None:
+    result = step.run_entrypoint(pr_env(step, fake_github, MODE="all"))
+    assert result.returncode == 0
+    summary = step.summary_text()
+    assert summary.index("Fixture validation") < summary.index("Model eval")
+    assert step.outputs()["decision"] == "valid"  # the eval was skipped (no key): validation decides
+
+
+def test_the_image_doubles_as_the_cli(step: ActionStep) -> None:
+    env = {**os.environ, "PATH": f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}"}
+    result = step.run_entrypoint(env, "mcp-evals", "--version")
+    assert result.returncode == 0 and "mcp-evals" in result.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root, as in the container")
+def test_files_written_into_the_workspace_are_handed_back(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+) -> None:
+    for path in [step.workspace, *step.workspace.rglob("*")]:
+        os.lchown(path, 1001, 1001)
+    result = step.run_entrypoint(pr_env(step, fake_github, BUILD="mkdir -p dist && touch dist/server.js"))
+    assert result.returncode == 0
+    written = [helpdesk / "dist" / "server.js", helpdesk / "mcp-evals-out" / "report.md"]
+    for path in [*written, *step.workspace.rglob("*")]:
+        assert (path.lstat().st_uid, path.lstat().st_gid) == (1001, 1001), path

@@ -7,7 +7,7 @@ MCP allows almost any string as a tool name; the Anthropic and OpenAI tool APIs 
 - any other name is spelled in ASCII (accents dropped, every other run of characters becomes ``_``)
   and cut to 64 characters — ``files.read`` becomes ``files_read``, as MCP clients commonly do;
 - when that spelling is empty, or taken by another tool, or shared by two tools, each such name gets
-  a short hash of itself instead (``files_read_3f2a9c1e``).
+  a short hash of itself instead (``files_read_601e4eb6``).
 
 The mapping is a function of the set of names alone: the same catalog gives the same names in any
 order, on any machine. It is reversible through the table (``NameMap.mcp``), and no two tools share

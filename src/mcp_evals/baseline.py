@@ -169,10 +169,11 @@ def fingerprint(scorecard: Scorecard) -> Fingerprint:
     )
 
 
-def make_baseline(scorecard: Scorecard) -> Baseline:
+def make_baseline(scorecard: Scorecard, *, accepted_at: str | None = None) -> Baseline:
     """The baseline a scorecard would be accepted as."""
     metrics = scorecard.metrics
     return Baseline(
+        accepted_at=accepted_at or now_iso(),
         tool_version=scorecard.run.tool_version,
         run_id=scorecard.run.run_id,
         preliminary=scorecard.preliminary,

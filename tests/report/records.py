@@ -60,7 +60,9 @@ def header(
     )
 
 
-def call(name: str, arguments: dict[str, Any] | None = None, *, raw: str | None = None, known: bool = True) -> ToolCall:
+def call(
+    name: str, arguments: dict[str, Any] | None = None, *, raw: str | None = None, known: bool = True
+) -> ToolCall:
     return ToolCall(
         name=name,
         provider_name=name,
@@ -94,7 +96,8 @@ def answer(
         calls=list(calls),
         text=text,
         stop_reason=stop_reason or ("tool_use" if calls else "end_turn"),
-        usage=usage or (Usage(input_tokens=120, output_tokens=30, cache_read_tokens=900) if reached else Usage()),
+        usage=usage
+        or (Usage(input_tokens=120, output_tokens=30, cache_read_tokens=900) if reached else Usage()),
         cost_usd=cost if reached else None,
         latency_ms=250.0 if reached else 0.0,
         attempts=1 if reached else 6,
@@ -116,32 +119,66 @@ def helpdesk_catalog() -> Catalog:
     }
     return catalog(
         tool("create_ticket", "tickets", "Open a new support ticket.", ticket_schema),
-        tool("search_tickets", "tickets", "Search tickets by text.",
-             {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}),
-        tool("close_ticket", "tickets", "Close a ticket by id.",
-             {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}),
-        tool("refund_invoice", "billing", "Refund an invoice.",
-             {"type": "object", "properties": {"invoice": {"type": "string"}}, "required": ["invoice"]}),
-        tool("get_invoice", "billing", "Fetch one invoice.",
-             {"type": "object", "properties": {"invoice": {"type": "string"}}, "required": ["invoice"]}),
+        tool(
+            "search_tickets",
+            "tickets",
+            "Search tickets by text.",
+            {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+        ),
+        tool(
+            "close_ticket",
+            "tickets",
+            "Close a ticket by id.",
+            {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]},
+        ),
+        tool(
+            "refund_invoice",
+            "billing",
+            "Refund an invoice.",
+            {"type": "object", "properties": {"invoice": {"type": "string"}}, "required": ["invoice"]},
+        ),
+        tool(
+            "get_invoice",
+            "billing",
+            "Fetch one invoice.",
+            {"type": "object", "properties": {"invoice": {"type": "string"}}, "required": ["invoice"]},
+        ),
         tool("list_users", "users", "List the users of an organisation."),
     )
 
 
 def helpdesk_fixtures() -> list[Fixture]:
     return [
-        Fixture(id="create-basic", query="Open a ticket: printer on floor 3 is jammed", expected_tool="create_ticket",
-                expected_args={"title": {"contains": "printer"}}),
-        Fixture(id="create-priority", query="Urgent: open a high priority ticket for the VPN outage",
-                expected_tool="create_ticket", expected_args={"priority": "high"}),
+        Fixture(
+            id="create-basic",
+            query="Open a ticket: printer on floor 3 is jammed",
+            expected_tool="create_ticket",
+            expected_args={"title": {"contains": "printer"}},
+        ),
+        Fixture(
+            id="create-priority",
+            query="Urgent: open a high priority ticket for the VPN outage",
+            expected_tool="create_ticket",
+            expected_args={"priority": "high"},
+        ),
         Fixture(id="search-vpn", query="Any tickets mentioning the VPN?", expected_tool="search_tickets"),
-        Fixture(id="close-42", query="Close ticket 42", expected_tool="close_ticket", expected_args={"id": 42}),
-        Fixture(id="refund-inv", query="Refund invoice INV-7", expected_tool="refund_invoice",
-                expected_args={"invoice": "INV-7"}),
+        Fixture(
+            id="close-42", query="Close ticket 42", expected_tool="close_ticket", expected_args={"id": 42}
+        ),
+        Fixture(
+            id="refund-inv",
+            query="Refund invoice INV-7",
+            expected_tool="refund_invoice",
+            expected_args={"invoice": "INV-7"},
+        ),
         Fixture(id="invoice-show", query="Show me invoice INV-9", expected_tool="get_invoice"),
         Fixture(id="users-acme", query="Who are the users at Acme?", expected_tool="list_users"),
-        Fixture(id="refuse-weather", query="What's the weather in Lisbon?", kind="refuse", area="out-of-scope"),
-        Fixture(id="refuse-delete-all", query="Delete every ticket in the system", kind="refuse", area="tickets"),
+        Fixture(
+            id="refuse-weather", query="What's the weather in Lisbon?", kind="refuse", area="out-of-scope"
+        ),
+        Fixture(
+            id="refuse-delete-all", query="Delete every ticket in the system", kind="refuse", area="tickets"
+        ),
         Fixture(id="clarify-refund", query="Refund it", kind="clarify", area="billing"),
         Fixture(id="clarify-close", query="Close my ticket", kind="clarify", area="tickets"),
     ]
@@ -158,11 +195,43 @@ def helpdesk_results(*, dropout: bool = False) -> Results:
         answer(run, "refund-inv", call("refund_invoice", {"invoice": " 'inv-7' "})),
         answer(run, "invoice-show", text="I can't look up invoices, sorry."),
         answer(run, "users-acme", call("list_members", {"org": "Acme"}, known=False)),
-        answer(run, "refuse-weather", text="I can't help with the weather. Is there anything else I can help with?"),
+        answer(
+            run,
+            "refuse-weather",
+            text="I can't help with the weather. Is there anything else I can help with?",
+        ),
         answer(run, "refuse-delete-all", call("close_ticket", {"id": 1})),
         answer(run, "clarify-refund", text="Which invoice would you like me to refund?"),
         answer(run, "clarify-close", text="I cannot close tickets without more context."),
     ]
     if dropout:
         rows[2] = answer(run, "search-vpn", reached=False, error_kind="rate_limited")
+    return Results(header=run, results=rows)
+
+
+def helpdesk_perfect_results() -> Results:
+    """The same plan as ``helpdesk_results``, every answer right (a baseline to regress from)."""
+    run = header(helpdesk_catalog(), helpdesk_fixtures())
+    rows = [
+        answer(run, "create-basic", call("create_ticket", {"title": "Printer jammed"})),
+        answer(run, "create-priority", call("create_ticket", {"title": "VPN outage", "priority": "high"})),
+        answer(run, "search-vpn", call("search_tickets", {"query": "VPN"})),
+        answer(run, "close-42", call("close_ticket", {"id": 42})),
+        answer(run, "refund-inv", call("refund_invoice", {"invoice": "INV-7"})),
+        answer(run, "invoice-show", call("get_invoice", {"invoice": "INV-9"})),
+        answer(run, "users-acme", call("list_users", {})),
+        answer(run, "refuse-weather", text="I can't help with the weather."),
+        answer(run, "refuse-delete-all", text="I won't delete every ticket."),
+        answer(run, "clarify-refund", text="Which invoice?"),
+        answer(run, "clarify-close", text="Which ticket should I close?"),
+    ]
+    return Results(header=run, results=rows)
+
+
+def with_samples(results: Results, samples: int) -> Results:
+    """Repeat every answer as samples 0…samples-1 (the same answer each time)."""
+    run = results.header.model_copy(
+        update={"sampling": results.header.sampling.model_copy(update={"samples": samples})}
+    )
+    rows = [row.model_copy(update={"sample": index}) for row in results.results for index in range(samples)]
     return Results(header=run, results=rows)

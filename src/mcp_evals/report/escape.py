@@ -3,8 +3,9 @@
 Tool names and descriptions come from servers, queries from fixture files a pull request may
 change, answers and arguments from a model. None of it may inject HTML, break a table or a code
 fence, close a ``<details>``, forge the hidden ``<!-- mcp-evals:… -->`` marker the GitHub Action
-looks for in comment bodies, @mention people, or link issues. Every function here returns text that
-is safe in the one place it is meant for; the templates pick the right one for each spot.
+looks for in comment bodies, @mention people, link issues, or become a clickable link. Every
+function here returns text that is safe in the one place it is meant for; the templates pick the
+right one for each spot.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]{}~|#$!^])")
 _MENTION = re.compile(r"@(?=[\w-])")
 _ISSUE_REF = re.compile(r"#(?=\d)")
 _COMMENT_OPEN = re.compile(r"<!")
+# GitHub turns bare URLs into links; untrusted text stays unclickable (no phishing links in a comment).
+_AUTOLINK = re.compile(r"(?i)(:)(?=//)|\b(www)(?=\.)")
 _MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 _./-]")
 
 
@@ -51,6 +54,7 @@ def md_text(text: object, limit: int | None = 200) -> Markup:
     value = html.escape(value, quote=True)
     value = _MENTION.sub("@" + ZWJ, value)
     value = _ISSUE_REF.sub("#" + ZWJ, value)
+    value = _AUTOLINK.sub(lambda match: match.group(0) + ZWJ, value)
     return Markup(value)
 
 

@@ -101,8 +101,12 @@ def render_markdown(
             max_bytes is None or len(text.encode("utf-8")) <= max_bytes
         )
 
+    # A table row takes at least ~100 characters: skip the levels that cannot fit.
+    budget = min(value for value in (max_chars, max_bytes, 10**12) if value is not None)
+    rows = max(len(scorecard.fixtures), len(scorecard.tools))
+    levels = [level for level in _LEVELS if (level if level is not None else rows) * 100 <= budget] or [0]
     text = ""
-    for limit in _LEVELS:
+    for limit in levels:
         text = _render(scorecard, baseline_comparison, limit, minimal=False)
         if fits(text):
             return text

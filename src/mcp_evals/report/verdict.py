@@ -51,7 +51,11 @@ def status(scorecard: Scorecard, comparison: BaselineComparison | None = None) -
     if scorecard.run.baseline_only:
         return f"{gate.label} (lexical baseline: advisory, never gates)"
     if exit_code(scorecard, comparison) == EXIT_CHECK_FAILED:
-        reasons = [gate.label] if gate.fails else []
+        reasons = []
+        if gate.decision is not None and gate.decision in scorecard.gate_options.fail_on and gate.fails:
+            reasons.append(gate.label)
+        if gate.area_shortfalls and gate.fails:
+            reasons.append("area minimum")
         if comparison is not None and comparison.fails:
             reasons.append(f"baseline {comparison.label}")
         return f"FAILED: {', '.join(reasons)}"

@@ -1,0 +1,64 @@
+"""Golden files: each format on fixed records (``UPDATE_GOLDEN=1 pytest tests/report`` to accept changes)."""
+
+from __future__ import annotations
+
+from mcp_evals.baseline import compare_with_baseline, make_baseline
+from mcp_evals.catalog import Catalog
+from mcp_evals.config import GateOptions
+from mcp_evals.report import render_html, render_json, render_junit, render_markdown
+from mcp_evals.results import Results
+from mcp_evals.score import score_results
+
+from .conftest import CheckGolden
+from .records import STARTED, answer, call, helpdesk_perfect_results, helpdesk_results
+
+
+def test_complete_run(golden: CheckGolden) -> None:
+    scorecard = score_results(helpdesk_results())
+    golden("helpdesk.md", render_markdown(scorecard))
+    golden("helpdesk.json", render_json(scorecard))
+    golden("helpdesk.junit.xml", render_junit(scorecard))
+    golden("helpdesk.html", render_html(scorecard))
+
+
+def test_regression_from_the_baseline(golden: CheckGolden) -> None:
+    baseline = make_baseline(score_results(helpdesk_perfect_results()), accepted_at=STARTED)
+    current = helpdesk_results()
+    # A changed description: the catalog is what a pull request changes.
+    tools = [
+        t.model_copy(update={"description": "Search tickets by words."}) if t.name == "search_tickets" else t
+        for t in current.header.catalog.tools
+    ]
+    changed = Catalog(
+        tools=tools, servers=current.header.catalog.servers
+    )  # not model_copy: hashes are cached
+    run = current.header.model_copy(update={"catalog": changed, "catalog_hash": changed.hash})
+    rows = [row.model_copy(update={"catalog_hash": changed.hash}) for row in current.results]
+    scorecard = score_results(Results(run, rows), gate_options=GateOptions(area_minimums={"billing": 0.9}))
+    comparison = compare_with_baseline(scorecard, baseline, baseline_path="evals/baseline.json")
+    assert comparison.verdict == "regression" and comparison.catalog.changed == ["search_tickets"]
+    golden("helpdesk-regression.md", render_markdown(scorecard, baseline_comparison=comparison))
+    golden("helpdesk-regression.json", render_json(scorecard, baseline_comparison=comparison))
+
+
+def test_preliminary_run_with_samples(golden: CheckGolden) -> None:
+    results = helpdesk_results(dropout=True)
+    run = results.header.model_copy(
+        update={"sampling": results.header.sampling.model_copy(update={"samples": 2})}
+    )
+    rows = [row.model_copy(update={"sample": 0}) for row in results.results]
+    rows += [
+        row.model_copy(update={"sample": 1}) for row in results.results if row.fixture_id != "create-basic"
+    ]
+    rows.append(answer(run, "create-basic", call("search_tickets", {"query": "printer"}), sample=1))
+    scorecard = score_results(Results(run, rows))
+    assert scorecard.preliminary and scorecard.flaky == ["create-basic"]
+    golden("helpdesk-preliminary.md", render_markdown(scorecard))
+
+
+def test_lexical_baseline(golden: CheckGolden) -> None:
+    results = helpdesk_results()
+    results.header = results.header.model_copy(
+        update={"provider": "lexical", "model": "bm25", "baseline_only": True}
+    )
+    golden("helpdesk-lexical.md", render_markdown(score_results(results)))

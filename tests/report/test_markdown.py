@@ -1,0 +1,69 @@
+"""The Markdown report fits GitHub's limits: long tables are shortened, the verdict never."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from mcp_evals.fixtures import Fixture
+from mcp_evals.report import render_markdown
+from mcp_evals.report.markdown import GITHUB_SUMMARY_LIMIT, size_in_chars
+from mcp_evals.results import Results
+from mcp_evals.score import Scorecard, score_results
+
+from .records import answer, call, catalog, header, tool
+
+
+@pytest.fixture(scope="module")
+def huge() -> Scorecard:
+    """3,000 failing fixtures over 300 tools in 60 areas, with long queries and answers."""
+    tools = [tool(f"tool_{i:03d}", f"area-{i % 60:02d}", "d" * 300) for i in range(300)]
+    fixtures = [
+        Fixture(id=f"fixture-{i:04d}", query=f"query {i} " + "q" * 400, expected_tool=f"tool_{i % 300:03d}")
+        for i in range(3000)
+    ]
+    run = header(catalog(*tools), fixtures)
+    rows = [
+        answer(run, f.id, call(f"tool_{(i + 1) % 300:03d}", {"text": "a" * 500}))
+        for i, f in enumerate(fixtures)
+    ]
+    return score_results(Results(run, rows))
+
+
+def test_a_huge_report_fits_a_pr_comment(huge: Scorecard) -> None:
+    started = time.perf_counter()
+    text = render_markdown(huge)
+    elapsed = time.perf_counter() - started
+    assert size_in_chars(text) <= 65_000
+    assert text.splitlines()[0].startswith("## 🔴 mcp-evals: remediate — top-1 0.0%")
+    assert "more failing fixtures (shortened to fit GitHub's size limit" in text
+    assert "This report was shortened" in text
+    assert text.count("<details>") == text.count("</details>")
+    assert elapsed < 10
+
+
+def test_a_job_summary_keeps_more_rows(huge: Scorecard) -> None:
+    comment = render_markdown(huge)
+    summary = render_markdown(huge, max_chars=None, max_bytes=GITHUB_SUMMARY_LIMIT)
+    assert len(summary.encode("utf-8")) <= GITHUB_SUMMARY_LIMIT
+    assert summary.count("| <code>fixture-") > comment.count("| <code>fixture-")
+
+
+def test_even_an_absurd_limit_keeps_the_verdict(huge: Scorecard) -> None:
+    text = render_markdown(huge, max_chars=1500)
+    assert size_in_chars(text) <= 1500
+    assert text.splitlines()[0].startswith("## 🔴 mcp-evals:")
+    assert "report cut to fit the size limit" in text
+
+
+def test_small_reports_are_not_shortened() -> None:
+    fixtures = [Fixture(id="f", query="q", expected_tool="a")]
+    run = header(catalog(tool("a", "x")), fixtures)
+    text = render_markdown(score_results(Results(run, [answer(run, "f", call("a", {}))])))
+    assert "shortened" not in text
+    assert "All 1 reached fixtures passed." in text
+    assert text.splitlines()[0] == (
+        "## 🟢 mcp-evals: deprioritize refactor — top-1 100.0% (95% CI 20.7%–100.0%) · "
+        "anthropic/claude-opus-4-8"
+    )

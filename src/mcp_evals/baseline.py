@@ -355,9 +355,9 @@ def compare_with_baseline(
         message = f"Fixes: the score rose {-drop:.1f} points ({movement}; {counts})."
     else:
         verdict, fails = "within_tolerance", False
-        change = round(current_score - baseline_score, 1) + 0.0  # no "-0.0"
+        delta = round(current_score - baseline_score, 1) + 0.0  # no "-0.0"
         message = (
-            f"Within tolerance: the score changed {change:+.1f} points "
+            f"Within tolerance: the score changed {delta:+.1f} points "
             f"({movement}; {counts}); "
             f"the tolerance is {options.max_drop_pp:g} points."
         )

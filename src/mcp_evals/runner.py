@@ -590,6 +590,8 @@ class Runner:
         finally:
             await self.provider.aclose()
             self.writer.close()
+            if self.progress is not None:
+                self.progress.close()
             self.outcome.elapsed_s = time.monotonic() - started
             self.outcome.lowest_concurrency = self.limiter.lowest
         return self.outcome

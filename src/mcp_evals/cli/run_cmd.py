@@ -12,14 +12,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import anyio
 import click
 
 from ..catalog import Catalog, extract_catalog
 from ..config import Config
-from ..errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, InputFileError
+from ..errors import EXIT_OK, ConfigError, InputFileError
 from ..fixtures import Fixture, load_fixtures
 from ..pricing import Price, estimate_cost, find_price, prices_as_of, require_price
 from ..progress import Progress
@@ -117,61 +116,23 @@ def missing_key_message(choice: Choice) -> str:
     )
 
 
-# -- the verdict (hook for scoring and reports) -------------------------------------------------
+# -- the verdict ------------------------------------------------------------------------------------
 
 
 def finish_run(results_path: Path, config: Config | None) -> int:
     """Print the verdict of a finished run and write the configured reports; return the exit code.
 
-    This is the single place where a run hands over to scoring and reporting (issue 4): everything
-    is computed from the results file alone. Exit: 2 PRELIMINARY wins over 1 (gate failed) over 0.
+    The single place where a run hands over to scoring and reporting: everything is computed from
+    the results file alone. Exit: 2 PRELIMINARY wins over 1 (gate or baseline failed) over 0.
     """
-    results = read_results(results_path)
-    try:
-        from ..report.markdown import render_markdown
-        from ..report.verdict import exit_code, verdict_text
-        from ..score import score_results
-    except ImportError:  # pragma: no cover - scoring not installed in this build
-        return plain_summary(results)
-    scorecard = score_results(results)
-    click.echo(render_markdown(scorecard))
-    write_reports = _report_writer()
-    if write_reports is not None and config is not None:
-        write_reports(scorecard, config)
-    click.echo(verdict_text(scorecard), err=True)
-    return exit_code(scorecard)
+    from ..report import write_reports
 
-
-def _report_writer() -> Any:
-    """The report engineer's ``write_configured_reports(scorecard, config)``, once it exists."""
-    try:
-        from ..report import write_configured_reports  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    return write_configured_reports
-
-
-def plain_summary(results: Results) -> int:
-    """Reached / planned and top-1, for builds without the scoring module."""
-    header = results.header
-    planned = len(header.fixtures) * max(1, header.sampling.samples)
-    reached = [result for result in results.results if result.reached]
-    expected = {fixture.id: fixture for fixture in header.fixtures}
-    top1 = 0
-    for result in reached:
-        fixture = expected.get(result.fixture_id)
-        if fixture is None:
-            continue
-        if fixture.kind == "select":
-            top1 += bool(result.calls) and result.calls[0].name in fixture.expected_tools
-        else:
-            top1 += not result.calls
-    who = "lexical baseline" if header.baseline_only else f"{header.provider}/{header.model}"
-    status = "PRELIMINARY" if len(reached) < planned else "complete"
-    click.echo(
-        f"mcp-evals: {status}: {len(reached)}/{planned} answers reached · top-1 {top1}/{len(reached)} · {who}"
-    )
-    return EXIT_PRELIMINARY if len(reached) < planned else EXIT_OK
+    outcome = write_reports(read_results(results_path), config)
+    click.echo(outcome.markdown)
+    for report_format, path in outcome.written.items():
+        click.echo(f"report ({report_format}): {path}", err=True)
+    click.echo(outcome.verdict, err=True)
+    return outcome.exit_code
 
 
 # -- the command --------------------------------------------------------------------------------

@@ -68,9 +68,9 @@ class ProviderSettings:
     lexical_threshold: float = 3.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Job:
-    """One request to make: a fixture and which of its samples."""
+    """One request to make: a fixture and which of its samples (compared by identity)."""
 
     fixture: Fixture
     sample: int = 0

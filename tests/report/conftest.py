@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
 
 CheckGolden = Callable[[str, str], None]
+RunCli = Callable[..., subprocess.CompletedProcess[str]]  # the root conftest's ``run_cli`` fixture
 
 
 @pytest.fixture

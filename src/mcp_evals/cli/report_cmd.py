@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 import click
 
 from ..config import Config, load_config
-from ..errors import ConfigError
+from ..errors import EXIT_OK, ConfigError
 from ..files import atomic_write
 from ..report import FORMATS, ReportFormat, compare_to, render
 from ..report.escape import plain
 from ..report.inputs import read_results_files
+from ..report.json_report import report_json_schema
 from ..report.verdict import exit_code, verdict_text
 from ..score import score_results
 
 
 @click.command()
-@click.argument("results", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("results", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
 @click.option(
     "--format",
     "report_format",
@@ -48,6 +50,7 @@ from ..score import score_results
     show_default=True,
     help="Markdown only: shorten long tables to stay under this many characters (GitHub comments: 65,536).",
 )
+@click.option("--json-schema", is_flag=True, help="Print the JSON Schema of the JSON report and exit.")
 def report(
     results: tuple[Path, ...],
     report_format: ReportFormat,
@@ -55,6 +58,7 @@ def report(
     baseline_path: Path | None,
     config_path: Path | None,
     max_chars: int,
+    json_schema: bool,
 ) -> int:
     """Render a report from one results file, or from the shards of one run.
 
@@ -64,6 +68,11 @@ def report(
     Exit codes: 0 ok · 1 the gate (gate.fail_on, an area minimum) or a baseline regression fails ·
     2 PRELIMINARY (some answers never reached the model) · 3 bad input.
     """
+    if json_schema:
+        click.echo(json.dumps(report_json_schema(), indent=2, ensure_ascii=False))
+        return EXIT_OK
+    if not results:
+        raise click.UsageError("give at least one RESULTS file (the NDJSON `mcp-evals run` wrote)")
     merged = read_results_files(list(results))
     config: Config | None = load_config(config_path) if config_path is not None else None
     scorecard = score_results(

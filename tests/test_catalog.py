@@ -214,3 +214,12 @@ def test_a_catalog_survives_the_results_record() -> None:
     assert again.hash == catalog.hash
     assert again == catalog
     assert again.area_by_name == catalog.area_by_name
+
+
+def test_the_summary_keeps_untrusted_text_on_one_harmless_line() -> None:
+    from mcp_evals.cli.catalog_cmd import summary
+
+    hostile = server("s", wire_tool("get\x1b[31mred", "Line one\x1b]0;title\x07\nline two\u202e"))
+    text = summary(build_catalog([hostile]), width=100)
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert "Line one?]0;title?" in text

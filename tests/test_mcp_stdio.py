@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -151,3 +152,14 @@ def test_the_cli_reports_a_server_failure_in_one_message(tmp_path: Path, run_cli
     assert result.stderr.startswith("error: server 'broken': exited with exit code 3")
     assert "Traceback" not in result.stderr
     assert not (tmp_path / "out.json").exists()
+
+
+def test_the_cli_summary_shows_servers_tools_and_renamed_names(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+    write_config(tmp_path, [{"name": "toy", **python_server("toy_server.py")}])
+    result = run_cli("catalog", "--config", tmp_path / "mcp-evals.yaml")
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"toy\s+toy-test-server\s+0\.3\.1\s+\d{4}-\d\d-\d\d\s+stdio\s+3", result.stdout)
+    assert re.search(r"echo\s+toy\s+toy\s+2\s+1\s+Repeat the given text", result.stdout)
+    assert "do not fit the model APIs" in result.stdout
+    assert "  files.read -> files_read" in result.stdout
+    assert "3 tools in 1 areas from 1 server(s); catalog hash " in result.stdout

@@ -183,8 +183,9 @@ class FakeServer:
     # -- scripting -------------------------------------------------------------------------------
 
     def script(self, action: Action, *, when: Predicate | None = None, times: int | None = 1) -> None:
+        """Misbehave for matching requests (by default: requests to the model endpoint)."""
         with self.lock:
-            self.rules.append(Rule(action, when or (lambda request: True), times))
+            self.rules.append(Rule(action, when or self.is_model_request, times))
 
     def model_requests(self) -> list[Recorded]:
         """Requests to the answering endpoint (not counting, batches or polls)."""
@@ -218,7 +219,7 @@ class FakeServer:
             if self.is_model_request(request):
                 request.number = model_number + 1
             self.requests.append(request)
-        action = self._rule_for(request) if self.is_model_request(request) else None
+        action = self._rule_for(request)
         if self.latency and self.is_model_request(request):
             time.sleep(self.latency)
         with contextlib.suppress(BrokenPipeError, ConnectionResetError, OSError):

@@ -40,7 +40,8 @@ def test_results_in_any_order_are_matched_to_their_fixture_by_custom_id(
     assert len(created["requests"]) == 56
     params = created["requests"][0]["params"]
     assert params["tools"][-1]["cache_control"] == {"type": "ephemeral"}  # caching applies to batches too
-    returned = [line for line in batch_env.batches.values()][0].results
+    (batch,) = batch_env.batches.values()
+    returned = batch.results
     assert [entry["custom_id"] for entry in returned] != [entry["custom_id"] for entry in created["requests"]]
 
     by_id = {row.fixture_id: row for row in read_results(project.results).results}

@@ -40,6 +40,7 @@ MODES = ("validate", "eval", "contract", "session", "all")
 Mode = Literal["validate", "eval", "contract", "session", "all"]
 PAID_PROVIDERS = ("anthropic", "openai")
 PROVIDERS = ("anthropic", "openai", "lexical", "replay")
+GATE_DECISIONS = ("remediate", "gray_zone", "deprioritize_refactor")
 
 # events that carry new code to check for free; everything else (dispatch, schedule, …) runs the eval
 _VALIDATE_EVENTS = frozenset({"pull_request", "pull_request_target", "push", "merge_group"})
@@ -146,6 +147,10 @@ def read_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
     shard = get("shard")
     if shard and not re.fullmatch(r"\d+/\d+", shard):
         raise _bad_input("shard", shard, "I/N, e.g. 1/4")
+    fail_on = tuple(part for part in re.split(r"[\s,]+", get("fail-on")) if part)
+    for decision in fail_on:
+        if decision not in GATE_DECISIONS:
+            raise _bad_input("fail-on", decision, " | ".join(GATE_DECISIONS) + " (comma-separated)")
     working_directory = get("working-directory") or "."
     if Path(working_directory).is_absolute() or ".." in Path(working_directory).parts:
         raise _bad_input("working-directory", working_directory, "a folder inside the repository")
@@ -166,7 +171,7 @@ def read_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
         comment=_boolean("comment", get("comment"), True),
         pr_number=_optional_int("pr-number", get("pr-number"), 1),
         baseline=get("baseline") or None,
-        fail_on=tuple(part for part in re.split(r"[\s,]+", get("fail-on")) if part),
+        fail_on=fail_on,
         anthropic_api_key=get("anthropic-api-key") or source.get("ANTHROPIC_API_KEY", ""),
         openai_api_key=get("openai-api-key") or source.get("OPENAI_API_KEY", ""),
         github_token=get("github-token") or source.get("GITHUB_TOKEN", ""),

@@ -37,8 +37,8 @@ def test_validate_on_a_pull_request_comments_once_and_updates_in_place(
     first = step.run_entrypoint(env)
     assert first.returncode == 0, first.stdout + first.stderr
     summary = step.summary_text()
-    assert summary.startswith("### mcp-evals · `examples/helpdesk/mcp-evals.yaml`")
-    assert "✅ **Fixtures valid**" in summary and "22 of 22 tools covered" in summary
+    assert summary.startswith("**mcp-evals** · `examples/helpdesk/mcp-evals.yaml`")
+    assert "✅ mcp-evals validate: the fixtures match" in summary and "22 of 22 tools covered" in summary
     outputs = step.outputs()
     assert outputs["decision"] == "valid"
     assert outputs["exit-code"] == "0"
@@ -47,7 +47,7 @@ def test_validate_on_a_pull_request_comments_once_and_updates_in_place(
     assert (step.workspace / outputs["report-path"]).read_text() == summary
     [comment] = fake_github.comments[7]
     assert outputs["comment-url"] == comment["html_url"]
-    assert "Fixtures valid" in comment["body"]
+    assert "the fixtures match" in comment["body"]
     assert "created on #7" in first.stdout
 
     step.reset_files()
@@ -69,9 +69,13 @@ def test_a_renamed_tool_fails_validation_with_annotations_and_says_so(
     assert step.outputs()["decision"] == "invalid"
     assert step.outputs()["exit-code"] == "1"
     summary = step.summary_text()
-    assert "❌ **Fixtures invalid**" in summary and "unknown-tool" in summary and "get_ticket" in summary
+    assert (
+        "❌ mcp-evals validate: the fixtures do not match" in summary
+        and "unknown-tool" in summary
+        and "get_ticket" in summary
+    )
     assert "::error file=" in result.stdout  # annotations reach the log, so GitHub pins them on the file
-    assert "Fixtures invalid" in fake_github.comment_bodies(7)[0]
+    assert "do not match" in fake_github.comment_bodies(7)[0]
 
 
 def test_a_read_only_token_is_a_warning_not_a_failure(
@@ -83,7 +87,7 @@ def test_a_read_only_token_is_a_warning_not_a_failure(
     assert "::warning title=mcp-evals%3A no PR comment::could not comment on #7: 403" in result.stdout
     assert "pull-requests: write" in result.stdout
     assert step.outputs()["comment-url"] == ""
-    assert "Fixtures valid" in step.summary_text()
+    assert "the fixtures match" in step.summary_text()
 
 
 def test_bad_input_exits_3_with_the_reason_everywhere(step: ActionStep, fake_github: FakeGitHub) -> None:
@@ -174,7 +178,7 @@ def test_a_schedule_without_pr_writes_the_summary_only(
     )
     result = step.run_entrypoint(env)
     assert result.returncode == 0
-    assert "Fixtures valid" in step.summary_text()
+    assert "the fixtures match" in step.summary_text()
     assert fake_github.requests == []
     assert "summary only" in result.stdout
 
@@ -183,7 +187,7 @@ def test_all_runs_validate_then_eval(step: ActionStep, helpdesk: Path, fake_gith
     result = step.run_entrypoint(pr_env(step, fake_github, MODE="all"))
     assert result.returncode == 0
     summary = step.summary_text()
-    assert summary.index("Fixture validation") < summary.index("Model eval")
+    assert summary.index("mcp-evals validate") < summary.index("mcp-evals eval")
     assert step.outputs()["decision"] == "valid"  # the eval was skipped (no key): validation decides
 
 

@@ -2,10 +2,10 @@
 
 ``entrypoint.sh`` calls, in this order::
 
-    mcp-evals action mask        ::add-mask:: for every key and token, before anything else prints
-    mcp-evals action build       the `build` input, in an environment with no API key and no token
-    mcp-evals action run         the mode's mcp-evals commands → job summary, outputs, PR comment
-    mcp-evals action hand-back   files written into the workspace go back to the workspace owner
+    mcp-evals action prepare   ::add-mask:: for every key and token, before anything else prints;
+                               then the `build` input, in an environment with no API key and no token
+    mcp-evals action run       the mode's mcp-evals commands → job summary, outputs, PR comment;
+                               then files written into the workspace go back to its owner
 
 The Action adds no eval logic: ``run`` calls the same ``mcp-evals`` commands a user would, as separate
 processes, so each gets exactly the environment it should (only the eval sees the API key; nothing
@@ -253,10 +253,10 @@ def render_validation(document: Mapping[str, Any]) -> str:
         f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}",
     ]
     if document.get("ok"):
-        heading = "✅ **Fixtures valid** against the live catalog"
+        heading = "## ✅ mcp-evals validate: the fixtures match the live catalog"
     else:
-        heading = "❌ **Fixtures invalid**: fix the errors below (a renamed or removed tool shows up here)"
-    lines = ["#### Fixture validation", "", heading, "", " · ".join(facts)]
+        heading = "## ❌ mcp-evals validate: the fixtures do not match the live catalog"
+    lines = [heading, "", " · ".join(facts)]
     if problems:
         lines += ["", "| | where | rule | problem |", "|---|---|---|---|"]
         for problem in problems:
@@ -295,44 +295,52 @@ def run_validate(step: Step) -> Outcome:
             )
         decision = "valid" if result.exit_code == EXIT_OK else "invalid"
         markdown = render_validation(document)
-        _say(f"{decision}: {markdown.splitlines()[4]}")
+        _say(f"{decision}: {markdown.splitlines()[2]}")
         return Outcome("validate", result.exit_code, markdown, decision)
     markdown = (
-        f"#### Fixture validation\n\n⚠️ **Validation could not run** (exit {result.exit_code})\n\n"
-        f"{_code_block(result.tail)}"
+        f"## ⚠️ mcp-evals validate could not run (exit {result.exit_code})\n\n{_code_block(result.tail)}"
     )
     return Outcome("validate", result.exit_code or EXIT_BAD_INPUT, markdown, "error")
 
 
-def _report_numbers(report: Path) -> dict[str, Any]:
+def _report_document(path: Path) -> dict[str, Any]:
+    """The JSON report `mcp-evals report --format json` wrote (docs/report.schema.json), or {}."""
     try:
-        data = json.loads(report.read_text("utf-8"))
+        data = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
+def _eval_failed(code: int, tail: str, what: str) -> Outcome:
+    markdown = f"## ⚠️ mcp-evals eval: {what} (exit {code})\n\n{_code_block(tail)}"
+    return Outcome(
+        "eval", code if code not in (EXIT_OK, EXIT_PRELIMINARY) else EXIT_BAD_INPUT, markdown, "error"
+    )
+
+
+def _results_files(step: Step) -> list[str]:
+    patterns = (step.inputs.results or "").split()
+    return sorted({path for pattern in patterns for path in glob.glob(pattern, root_dir=step.workdir)})
+
+
 def run_eval(step: Step) -> Outcome:
+    """`mcp-evals run` (or `merge` of earlier shards' results), then `mcp-evals report` in md and json."""
     inputs = step.inputs
     provider, skip = eval_provider(step)
     if skip is not None:
         _say(workflow_command("notice", skip, title="mcp-evals eval skipped"))
-        return Outcome("eval", EXIT_OK, f"#### Model eval\n\n⏭️ Skipped: {skip}", "skipped")
+        return Outcome("eval", EXIT_OK, f"## ⏭️ mcp-evals eval: skipped\n\nSkipped: {skip}", "skipped")
     step.out_dir.mkdir(parents=True, exist_ok=True)
     results = step.out_dir / "results.ndjson"
-    base_env = scrubbed_environment(step.environ)
+    base_env = scrubbed_environment(step.environ)  # no key, no token: merge and report need neither
     if inputs.results:
-        files = sorted(
-            {path for pattern in inputs.results.split() for path in glob.glob(pattern, root_dir=step.workdir)}
-        )
+        files = _results_files(step)
         if not files:
-            return Outcome(
-                "eval",
-                EXIT_BAD_INPUT,
-                f"#### Model eval\n\n⚠️ No results files match `{inputs.results}` "
-                f"in `{step.relative(step.workdir)}`.",
-                "error",
+            message = (
+                f"input `results`: no file matches `{inputs.results}` in `{step.relative(step.workdir)}`"
             )
+            return _eval_failed(EXIT_BAD_INPUT, message, "no results to report on")
         ran = run_cli(
             ["merge", *files, "--out", results], env=base_env, cwd=step.workdir, group="mcp-evals merge"
         )
@@ -354,6 +362,7 @@ def run_eval(step: Step) -> Outcome:
             ("--samples", inputs.samples),
             ("--budget-usd", inputs.budget_usd),
             ("--shard", inputs.shard),
+            ("--base-url", inputs.openai_base_url if provider == "openai" else None),
         ):
             if value is not None:
                 args += [flag, str(value)]
@@ -362,47 +371,44 @@ def run_eval(step: Step) -> Outcome:
             env[_KEY_VARIABLE[provider]] = (
                 inputs.anthropic_api_key if provider == "anthropic" else inputs.openai_api_key
             )
-        if provider == "openai" and inputs.openai_base_url:
-            env["OPENAI_BASE_URL"] = inputs.openai_base_url
         ran = run_cli(args, env=env, cwd=step.workdir, group=f"mcp-evals run ({provider})")
-    code, tail = ran.exit_code, ran.tail
-    if code == EXIT_BAD_INPUT or not results.exists():
-        return Outcome(
-            "eval",
-            code or EXIT_BAD_INPUT,
-            f"#### Model eval\n\n⚠️ The eval could not run (exit {code}).\n\n{_code_block(tail)}",
-            "error",
-        )
-    markdown_path = step.out_dir / "eval-report.md"
-    json_path = step.out_dir / "eval-report.json"
-    report_args: list[str | Path] = ["report", results]
+    if ran.exit_code == EXIT_BAD_INPUT or not results.exists():
+        return _eval_failed(ran.exit_code, ran.tail, "the eval could not run")
+
+    # The report decides the exit code: gate (gate.fail_on, area minimums), baseline, PRELIMINARY.
+    report_args: list[str | Path] = ["report", results, "--config", step.config, "--max-chars", "60000"]
     if inputs.baseline:
         report_args += ["--baseline", inputs.baseline]
+    markdown_path, json_path = step.out_dir / "eval-report.md", step.out_dir / "eval-report.json"
     reported = run_cli(
         [*report_args, "--format", "md", "--out", markdown_path],
         env=base_env,
         cwd=step.workdir,
         group="mcp-evals report",
     )
+    if reported.exit_code == EXIT_BAD_INPUT or not markdown_path.exists():
+        return _eval_failed(reported.exit_code, reported.tail, "the report could not be written")
     run_cli([*report_args, "--format", "json", "--out", json_path], env=base_env, cwd=step.workdir)
-    report_code, report_tail = reported.exit_code, reported.tail
-    if not markdown_path.exists():
-        return Outcome(
-            "eval",
-            _combine([code, report_code]) or EXIT_BAD_INPUT,
-            f"#### Model eval\n\n⚠️ The report could not be written.\n\n{_code_block(report_tail)}",
-            "error",
+    document = _report_document(json_path)
+    markdown = markdown_path.read_text("utf-8")
+    code = reported.exit_code
+    decision = document.get("decision")
+    preliminary = bool(document.get("preliminary", code == EXIT_PRELIMINARY))
+    authoritative = not preliminary and not document.get("baseline_only")
+    if code == EXIT_OK and authoritative and decision in inputs.fail_on:
+        code = EXIT_CHECK_FAILED
+        markdown += (
+            f"\n\n❌ The gate decision `{decision}` is listed in the `fail-on` input: the step fails.\n"
         )
-    numbers = _report_numbers(json_path)
-    decision = str(numbers.get("decision") or ("preliminary" if code == EXIT_PRELIMINARY else "unknown"))
+    top1, score = document.get("top1"), document.get("score")
     return Outcome(
         "eval",
-        _combine([code, report_code]),
-        markdown_path.read_text("utf-8"),
-        decision,
-        top1=str(numbers.get("top1", "")),
-        score=str(numbers.get("score", "")),
-        preliminary=bool(numbers.get("preliminary", code == EXIT_PRELIMINARY)),
+        code,
+        markdown,
+        str(decision or ("preliminary" if preliminary else "none")),
+        top1=f"{top1:.4f}" if isinstance(top1, int | float) else "",
+        score=f"{score:.2f}" if isinstance(score, int | float) else "",
+        preliminary=preliminary,
     )
 
 
@@ -494,7 +500,7 @@ def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
     event = load_event(environ)
     workspace = event.workspace.resolve()
     step = Step(inputs, event, workspace, workspace / inputs.working_directory, environ)
-    title = f"### mcp-evals · `{step.config_label}`"
+    title = f"**mcp-evals** · `{step.config_label}`"
 
     outcomes: list[Outcome] = []
     mode = inputs.mode or default_mode(event.name)
@@ -515,8 +521,8 @@ def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
             Outcome(
                 "build",
                 EXIT_CHECK_FAILED,
-                f"#### Build\n\n❌ The build command {command} failed with exit code {build_status}; "
-                "nothing was evaluated. Its output is in the step log.",
+                f"## ❌ mcp-evals: the build failed\n\nThe build command {command} failed with exit code "
+                f"{build_status}; nothing was evaluated. Its output is in the step log.",
                 "build-failed",
             )
         )
@@ -527,7 +533,7 @@ def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
                     Outcome(
                         "eval",
                         EXIT_OK,
-                        "#### Model eval\n\n⏭️ Skipped: the fixtures are not valid.",
+                        "## ⏭️ mcp-evals eval: skipped\n\nSkipped: the fixtures are not valid.",
                         "skipped",
                     )
                 )
@@ -551,33 +557,19 @@ def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
 # ---------------------------------------------------------------------------------------- commands
 
 
-@click.group(hidden=True)
-def action() -> None:
-    """What the GitHub Action runs (see entrypoint.sh and docs/action.md)."""
-
-
-@action.command()
-def mask() -> int:
-    """Print ::add-mask:: for every key and token the Action was given."""
-    for line in mask_commands():
-        _say(line)
-    return EXIT_OK
-
-
-@action.command()
-def build() -> int:
-    """Run the `build` input with no API key and no GitHub token in its environment."""
+def run_build(environ: Mapping[str, str]) -> int:
+    """Run the `build` input with no API key and no GitHub token in its environment; its exit code."""
     try:
-        inputs = read_inputs()
+        inputs = read_inputs(environ)
     except McpEvalsError:
         return EXIT_OK  # `action run` reports bad inputs
     if not inputs.build:
         return EXIT_OK
-    event = load_event()
+    event = load_event(environ)
     workspace = event.workspace.resolve()
-    step = Step(inputs, event, workspace, workspace / inputs.working_directory, os.environ)
+    step = Step(inputs, event, workspace, workspace / inputs.working_directory, environ)
     if not step.workdir.is_dir():
-        return EXIT_OK
+        return EXIT_OK  # `action run` says so
     if skipped_for_lack_of_key(step):
         _say("Build skipped: the model eval will be skipped for lack of an API key.")
         return EXIT_OK
@@ -585,34 +577,47 @@ def build() -> int:
     returncode = subprocess.run(
         ["bash", "-e", "-o", "pipefail", "-c", inputs.build],
         cwd=step.workdir,
-        env=scrubbed_environment(),
+        env=scrubbed_environment(environ),
+        stdin=subprocess.DEVNULL,
         check=False,
     ).returncode
     _say("::endgroup::")
     status = _exit_code(returncode)
     if status:
-        _say(
-            workflow_command(
-                "error", f"the build command failed with exit code {status}", title="mcp-evals build"
-            )
-        )
+        message = f"the build command failed with exit code {status}"
+        _say(workflow_command("error", message, title="mcp-evals build"))
     return status
 
 
-@action.command()
-@click.option("--build-status", type=int, default=0, help="Exit code of `action build`.")
-def run(build_status: int) -> int:
-    """Run the mode's commands, then write the job summary, outputs and PR comment."""
-    return run_action(os.environ, build_status)
-
-
-@action.command("hand-back")
-def hand_back() -> int:
-    """Give files this root container wrote into the workspace (and HOME) back to their owner."""
-    folders = [os.environ.get("GITHUB_WORKSPACE", "")]
-    home = os.environ.get("HOME", "")
+def hand_back(environ: Mapping[str, str]) -> None:
+    """Give files this (root) container wrote into the workspace, and the runner's HOME, back to
+    their owner, so later steps (run as the runner's user) can change and delete them."""
+    folders = [environ.get("GITHUB_WORKSPACE", "")]
+    home = environ.get("HOME", "")
     if home.startswith("/github/"):  # the runner's mounted home (npm and pip caches land there)
         folders.append(home)
     for folder in filter(None, folders):
         restore_ownership(Path(folder))
-    return EXIT_OK
+
+
+@click.group(hidden=True)
+def action() -> None:
+    """What the GitHub Action runs (see entrypoint.sh and docs/action.md)."""
+
+
+@action.command()
+def prepare() -> int:
+    """Mask every key and token (::add-mask::), then run the `build` input without them."""
+    for line in mask_commands():
+        _say(line)
+    return run_build(os.environ)
+
+
+@action.command()
+@click.option("--build-status", type=int, default=0, help="Exit code of `action prepare` (the build).")
+def run(build_status: int) -> int:
+    """Run the mode's commands, write the job summary, outputs and PR comment, hand files back."""
+    try:
+        return run_action(os.environ, build_status)
+    finally:
+        hand_back(os.environ)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcp_evals import Problem, ValidationOptions, validate_fixtures
+from mcp_evals.catalog import Tool
 from mcp_evals.fixtures import Fixture, SourceLocation
-from mcp_evals.validate import coverage, has_errors, locate_in_config, normalize_query
+from mcp_evals.validate import _SchemaChecks, coverage, has_errors, locate_in_config, normalize_query
 from validate_helpers import AREAS, catalog_of, helpdesk_catalog, wire_tool
 
 CATALOG = helpdesk_catalog()
@@ -415,3 +419,52 @@ def test_validation_is_pure() -> None:
     first = validate_fixtures(fixtures, CATALOG)
     assert validate_fixtures(fixtures, CATALOG) == first
     assert [f.model_dump() for f in fixtures] == before
+
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.floats(-3, 3, allow_nan=False)
+    | st.sampled_from(["", "a", "open"]),
+    lambda children: (
+        st.lists(children, max_size=2) | st.dictionaries(st.sampled_from(["a", "b"]), children, max_size=2)
+    ),
+    max_leaves=4,
+)
+_TYPES = st.sampled_from(["string", "integer", "number", "boolean", "null", "array", "object"])
+_SIMPLE_SCHEMAS = st.recursive(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "type": _TYPES | st.lists(_TYPES, min_size=1, max_size=3),
+            "enum": st.lists(_JSON_VALUES, min_size=1, max_size=3),
+            "const": _JSON_VALUES,
+            "description": st.just("d"),
+            "minimum": st.integers(-2, 2) | st.floats(-2, 2),
+            "exclusiveMaximum": st.integers(-2, 2) | st.floats(-2, 2),
+            "minLength": st.integers(0, 2),
+            "maxLength": st.integers(0, 2),
+            "pattern": st.sampled_from(["^a", "o", "^$", "[0-9]"]),
+        },
+    ),
+    lambda children: st.fixed_dictionaries({"anyOf": st.lists(children, min_size=1, max_size=3)}),
+    max_leaves=4,
+)
+
+
+@settings(max_examples=250, deadline=None)
+@given(schema=_SIMPLE_SCHEMAS, value=_JSON_VALUES)
+def test_the_fast_type_check_never_accepts_what_jsonschema_rejects(
+    schema: dict[str, Any], value: Any
+) -> None:
+    tool = Tool(
+        name="t", server="s", wire_name="t", input_schema={"type": "object", "properties": {"p": schema}}
+    )
+    checks = _SchemaChecks()
+    if checks.surely_valid(tool, "p", value):
+        assert not list(jsonschema.Draft202012Validator(schema).iter_errors(value))
+    # and the answer given to users is jsonschema's either way
+    assert (checks.errors(tool, "p", value) is None) == (
+        not list(jsonschema.Draft202012Validator(schema).iter_errors(value))
+    )

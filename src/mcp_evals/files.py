@@ -79,6 +79,7 @@ class _Loader(_Parser, yaml.constructor.SafeConstructor, _Resolver):  # type: ig
 
 
 MAX_DEPTH = 64
+_STR = "tag:yaml.org,2002:str"
 _PLAIN_COLLECTIONS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
 
 
@@ -103,10 +104,12 @@ class _Converter:
         if id(node) in self.seen:
             return self._alias(node)
         self.seen.add(id(node))
+        self.lines[location] = node.start_mark.line + 1
+        if isinstance(node, yaml.ScalarNode):
+            return node.value if node.tag == _STR else self.scalar(node)
         if len(location) > MAX_DEPTH:
             raise self.fail(node, f"nested more than {MAX_DEPTH} levels deep")
-        self.lines[location] = node.start_mark.line + 1
-        if isinstance(node, yaml.MappingNode | yaml.SequenceNode) and node.tag not in _PLAIN_COLLECTIONS:
+        if node.tag not in _PLAIN_COLLECTIONS:
             raise self.fail(node, f"unsupported tag {node.tag!r}: write a plain value")
         if isinstance(node, yaml.MappingNode):
             result: dict[Any, Any] = {}
@@ -129,11 +132,11 @@ class _Converter:
                 result[key] = self.convert(value_node, key_location)
                 self.lines[key_location] = key_line
             return result
-        if isinstance(node, yaml.SequenceNode):
-            return [self.convert(item, (*location, index)) for index, item in enumerate(node.value)]
-        return self.scalar(node)
+        return [self.convert(item, (*location, index)) for index, item in enumerate(node.value)]
 
     def scalar(self, node: yaml.Node) -> Any:
+        if node.tag == _STR:
+            return node.value
         constructor = self.loader.yaml_constructors.get(node.tag)
         if constructor is None:
             raise self.fail(node, f"unsupported tag {node.tag!r}: write a plain value")

@@ -89,11 +89,12 @@ class Coverage(BaseModel):
     covered_areas: list[str]
 
 
+_NOT_WORDS = re.compile(r"[\W_]+")
+
+
 def normalize_query(query: str) -> str:
-    """Case, whitespace and punctuation do not make two queries different."""
-    text = unicodedata.normalize("NFKC", query).casefold()
-    text = "".join(" " if unicodedata.category(char).startswith("P") else char for char in text)
-    return " ".join(text.split())
+    """Case, whitespace and punctuation (and symbols) do not make two queries different."""
+    return _NOT_WORDS.sub(" ", unicodedata.normalize("NFKC", query).casefold()).strip()
 
 
 def fixture_area(fixture: Fixture, area_by_name: Mapping[str, str]) -> str | None:
@@ -519,12 +520,22 @@ class _SchemaChecks:
 
     def __init__(self) -> None:
         self.validators: dict[tuple[str, str], Any] = {}
+        self.quick: dict[tuple[str, str], Callable[[Any], bool] | None] = {}
 
     def validator(self, tool: Tool, parameter: str) -> Any:
         key = (tool.name, parameter)
         if key not in self.validators:
             self.validators[key] = self._build(tool, parameter)
         return self.validators[key]
+
+    def surely_valid(self, tool: Tool, parameter: str, value: Any) -> bool:
+        """A fast yes for the common simple schemas (type/enum/const); False means "ask jsonschema"."""
+        key = (tool.name, parameter)
+        if key not in self.quick:
+            schema = tool.parameters.get(parameter)
+            self.quick[key] = _quick_check(schema, tool.input_schema) if isinstance(schema, dict) else None
+        check = self.quick[key]
+        return check is not None and check(value)
 
     @staticmethod
     def _build(tool: Tool, parameter: str) -> Any:
@@ -545,6 +556,8 @@ class _SchemaChecks:
             return None
 
     def errors(self, tool: Tool, parameter: str, value: Any) -> str | None:
+        if self.surely_valid(tool, parameter, value):
+            return None
         validator = self.validator(tool, parameter)
         if validator is None:
             return None
@@ -586,6 +599,120 @@ class _SchemaChecks:
                         f"{label}{_short(value)} does not fit {tool.name}'s {parameter!r}: {problem}"
                     )
         return messages
+
+
+# Keywords that never make a value invalid (jsonschema checks `format` only when asked to).
+_ANNOTATIONS = frozenset(
+    {
+        "description",
+        "title",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$comment",
+        "format",
+    }
+)
+_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "string": lambda value: isinstance(value, str),
+    "integer": lambda value: (
+        (isinstance(value, int) and not isinstance(value, bool))
+        or (isinstance(value, float) and value.is_integer())
+    ),
+    "number": lambda value: _is_number(value),
+    "boolean": lambda value: isinstance(value, bool),
+    "null": lambda value: value is None,
+    "array": lambda value: isinstance(value, list),
+    "object": lambda value: isinstance(value, dict),
+}
+
+
+_BOUNDS: dict[str, Callable[[Any, Any], bool]] = {
+    "minimum": lambda value, bound: value >= bound,
+    "maximum": lambda value, bound: value <= bound,
+    "exclusiveMinimum": lambda value, bound: value > bound,
+    "exclusiveMaximum": lambda value, bound: value < bound,
+}
+_LENGTHS: dict[str, Callable[[int, int], bool]] = {
+    "minLength": lambda length, size: length >= size,
+    "maxLength": lambda length, size: length <= size,
+}
+_QUICK_KEYWORDS = frozenset({"type", "enum", "const", "pattern", *_BOUNDS, *_LENGTHS})
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _bounded(holds: Callable[[Any, Any], bool], bound: Any) -> Callable[[Any], bool]:
+    return lambda value: not _is_number(value) or holds(value, bound)
+
+
+def _sized(holds: Callable[[int, int], bool], size: int) -> Callable[[Any], bool]:
+    return lambda value: not isinstance(value, str) or holds(len(value), size)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality for enum/const: true is not 1."""
+    return isinstance(a, bool) == isinstance(b, bool) and not isinstance(a, dict | list) and a == b
+
+
+def _quick_check(
+    schema: dict[str, Any], root: dict[str, Any], depth: int = 0
+) -> Callable[[Any], bool] | None:
+    """A predicate that is True only for values the schema surely accepts, or None when the schema
+    uses anything beyond `type`, `enum`, `const`, `anyOf` and local `$ref`s."""
+    keys = set(schema) - _ANNOTATIONS
+    if depth > 8:
+        return None
+    if "$ref" in schema:
+        target = _resolve(schema, root)
+        return None if keys != {"$ref"} or target is schema else _quick_check(target, root, depth + 1)
+    if keys == {"anyOf"} and isinstance(schema["anyOf"], list):
+        branches = [
+            _quick_check(b, root, depth + 1) if isinstance(b, dict) else None for b in schema["anyOf"]
+        ]
+        if any(branch is None for branch in branches):
+            return None
+        known = [branch for branch in branches if branch is not None]
+        return lambda value: any(branch(value) for branch in known)
+    if not keys <= _QUICK_KEYWORDS:
+        return None
+    checks: list[Callable[[Any], bool]] = []
+    kind = schema.get("type")
+    if kind is not None:
+        kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else None
+        if kinds is None or any(item not in _TYPE_CHECKS for item in kinds):
+            return None
+        type_checks = [_TYPE_CHECKS[item] for item in kinds]
+        checks.append(lambda value: any(check(value) for check in type_checks))
+    if "enum" in schema:
+        options = schema["enum"]
+        if not isinstance(options, list):
+            return None
+        checks.append(lambda value: any(_same(value, option) for option in options))
+    if "const" in schema:
+        constant = schema["const"]
+        checks.append(lambda value: _same(value, constant))
+    for keyword, holds in _BOUNDS.items():
+        if keyword in schema:
+            if not _is_number(schema[keyword]):
+                return None
+            checks.append(_bounded(holds, schema[keyword]))
+    for keyword, holds in _LENGTHS.items():
+        if keyword in schema:
+            if not _TYPE_CHECKS["integer"](schema[keyword]):
+                return None
+            checks.append(_sized(holds, schema[keyword]))
+    if "pattern" in schema:
+        try:
+            pattern = re.compile(schema["pattern"])
+        except (re.error, TypeError):
+            return None
+        checks.append(lambda value: not isinstance(value, str) or pattern.search(value) is not None)
+    return lambda value: all(check(value) for check in checks)
 
 
 def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:

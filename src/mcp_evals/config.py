@@ -226,15 +226,21 @@ class ReportPaths(StrictModel):
 class Config(StrictModel):
     """The whole ``mcp-evals.yaml``."""
 
-    servers: list[ServerConfig] = Field(min_length=1)
+    servers: list[ServerConfig] = Field(
+        min_length=1, description="The MCP servers whose tools make the catalog (one or more)."
+    )
     areas: dict[str, list[str]] = Field(
         default_factory=dict, description="Area name → tool names or glob patterns (fnmatch)."
     )
-    fixtures: str | list[str] = Field(default_factory=list, description="Glob(s) of fixture files.")
+    fixtures: str | list[str] = Field(
+        default_factory=list, description="Glob(s) of fixture files, relative to this file's folder."
+    )
     exclude_tools: list[str] = Field(
         default_factory=list, description="Tools (names or globs) deliberately left out of the eval."
     )
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    system_prompt: str = Field(
+        DEFAULT_SYSTEM_PROMPT, description="The system prompt sent with every fixture in model runs."
+    )
     validation: ValidationOptions = Field(default_factory=ValidationOptions)
     run: RunOptions = Field(default_factory=RunOptions)
     scoring: ScoringOptions = Field(default_factory=ScoringOptions)

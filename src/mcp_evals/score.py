@@ -376,6 +376,7 @@ def score_answer(
     *,
     sample: int = 0,
     cache: _SchemaCache | None = None,
+    check_args: bool = True,
 ) -> SampleScore:
     """The outcome and score of one answer (``result`` None: planned but never recorded)."""
     if result is None or not result.reached:
@@ -417,6 +418,8 @@ def score_answer(
         top_k_hit = any(call.name in expected for call in result.calls[: options.top_k])
         if first.name not in expected:
             return SampleScore(outcome="wrong_tool", passed=False, score=0.0, top_k_hit=top_k_hit, **common)
+        if not check_args:  # the lexical baseline picks a tool and fills no arguments
+            return SampleScore(outcome="correct_call", passed=True, score=100.0, top_k_hit=True, **common)
         check = check_arguments(first, catalog.get(first.name), fixture, cache)
         total = options.tool_weight + options.args_weight
         score = 100.0 * (options.tool_weight + (options.args_weight if check.ok else 0.0)) / total
@@ -667,6 +670,9 @@ def score_results(
             f"Expected tools not in the catalog (these fixtures cannot be right): {', '.join(missing_tools)}."
         )
 
+    baseline_only = header.baseline_only or header.provider == "lexical"
+    if baseline_only:
+        notes.append("Lexical baseline: it fills no arguments, so only the tool choice is scored.")
     shards = header.shard.split("+") if header.shard else []
     if len(shards) == 1:
         notes.append(f"This report covers shard {shards[0]} only; merge the shards for the whole run.")
@@ -676,7 +682,13 @@ def score_results(
         area = fixture_area(fixture, catalog)
         samples = [
             score_answer(
-                fixture, by_key.get((fixture.id, index)), catalog, options, sample=index, cache=cache
+                fixture,
+                by_key.get((fixture.id, index)),
+                catalog,
+                options,
+                sample=index,
+                cache=cache,
+                check_args=not baseline_only,
             )
             for index in range(samples_per_fixture)
         ]
@@ -691,7 +703,7 @@ def score_results(
         items = list(pairs)
         return Rate.of(sum(1 for f, s in items if hit(f, s)), len(items))
 
-    correct_calls = [(f, s) for f, s in selects if s.outcome == "correct_call"]
+    correct_calls = [(f, s) for f, s in selects if s.outcome == "correct_call" and s.args_ok is not None]
     pass_k: Rate | None = None
     if samples_per_fixture > 1:
         complete = [f for f in fixtures if f.reached == samples_per_fixture]
@@ -773,7 +785,7 @@ def score_results(
     run = RunInfo(
         provider=header.provider,
         model=header.model,
-        baseline_only=header.baseline_only or header.provider == "lexical",
+        baseline_only=baseline_only,
         run_id=header.run_id,
         started_at=header.started_at,
         tool_version=header.tool_version,

@@ -132,11 +132,6 @@ def write_reports(
     )
 
 
-def write_configured_reports(scorecard: Scorecard | Results, config: Config) -> ReportOutcome:
-    """``write_reports(scorecard, config)``: the name the runner's hook looks for."""
-    return write_reports(scorecard, config)
-
-
 def _paths(reports: ReportPaths, resolve: Callable[[str], Path]) -> dict[ReportFormat, Path]:
     chosen: dict[ReportFormat, str | None] = {
         "md": reports.markdown,
@@ -162,6 +157,5 @@ __all__ = [
     "render_markdown",
     "report_json_schema",
     "verdict_text",
-    "write_configured_reports",
     "write_reports",
 ]

@@ -29,7 +29,7 @@ _ISSUE_REF = re.compile(r"#(?=\d)")
 _COMMENT_OPEN = re.compile(r"<!")
 # GitHub turns bare URLs into links; untrusted text stays unclickable (no phishing links in a comment).
 _AUTOLINK = re.compile(r"(?i)(:)(?=//)|\b(www)(?=\.)")
-_MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 _./-]")
+_MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 _./()-]")
 
 
 def clean(text: object, *, keep_newlines: bool = True) -> str:

@@ -12,14 +12,22 @@
 #                   run as they are and `pip install -e .` in the `build` input lands here.
 # Build:  docker build -t mcp-evals .      Run:  docker run --rm -v "$PWD:/github/workspace" mcp-evals
 
-FROM debian:trixie-slim AS build
-ARG NPM_VERSION=10.9.9
-ARG NPM_SHA256=c80bd097147cce32e31010b791bab8c71a26a5e10668210ec9d2e7f4c7cea2a1
-SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+FROM debian:trixie-slim AS python
 # hadolint ignore=DL3008
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
  && rm -rf /var/lib/apt/lists/*
+
+# The runtime dependencies alone, as a file: the layers below are reused (COPY compares contents)
+# until they change, whatever else changes in pyproject.toml.
+FROM python AS requirements
+COPY pyproject.toml /src/pyproject.toml
+RUN python3 -c "import tomllib; print('\n'.join(tomllib.load(open('/src/pyproject.toml', 'rb'))['project']['dependencies']))" > /requirements.txt
+
+FROM python AS build
+ARG NPM_VERSION=10.9.9
+ARG NPM_SHA256=c80bd097147cce32e31010b791bab8c71a26a5e10668210ec9d2e7f4c7cea2a1
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore
 
 # npm: the release tarball bundles all its dependencies; unpacked it is the whole install.
@@ -30,17 +38,16 @@ RUN python3 -c "import sys, urllib.request; urllib.request.urlretrieve(sys.argv[
  && tar -xzf /tmp/npm.tgz -C /opt/npm --strip-components=1 --no-same-owner \
  && rm /tmp/npm.tgz
 
-# Dependencies first, in their own layer: it is rebuilt only when pyproject.toml changes.
-COPY pyproject.toml /src/pyproject.toml
+# Dependencies first: wheels fetched once, installed into both environments.
+COPY --from=requirements /requirements.txt /tmp/requirements.txt
 RUN python3 -m venv /opt/mcp-evals \
- && python3 -c "import tomllib; print('\n'.join(tomllib.load(open('/src/pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
  && /opt/mcp-evals/bin/pip wheel --no-cache-dir --wheel-dir /wheels -r /tmp/requirements.txt \
  && /opt/mcp-evals/bin/pip install --no-cache-dir --no-index --find-links /wheels -r /tmp/requirements.txt \
  && python3 -m venv /opt/venv \
  && /opt/venv/bin/pip install --no-cache-dir --no-index --find-links /wheels mcp
 
 # Then the package itself: a source change rebuilds only this small layer.
-COPY README.md LICENSE /src/
+COPY pyproject.toml README.md LICENSE /src/
 COPY src /src/src
 RUN /opt/mcp-evals/bin/pip install --no-cache-dir --no-deps /src \
  && /opt/mcp-evals/bin/pip uninstall --yes pip

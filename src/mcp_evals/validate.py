@@ -108,15 +108,16 @@ def coverage(fixtures: Sequence[Fixture], catalog: Catalog, *, exclude_tools: Se
     included = [tool for tool in catalog.tools if not matches(tool.name, exclude_tools)]
     expected = {name for fixture in fixtures for name in fixture.expected_tools}
     area_by_name = catalog.area_by_name
-    covered_areas = {fixture_area(fixture, area_by_name) for fixture in fixtures} - {None}
+    covered_areas = {fixture_area(fixture, area_by_name) for fixture in fixtures}
+    known_areas = catalog.areas
     return Coverage(
         fixtures=len(fixtures),
         kinds=dict(Counter(fixture.kind for fixture in fixtures)),
         tools=len(included),
         excluded_tools=len(catalog.tools) - len(included),
         covered_tools=sum(1 for tool in included if tool.name in expected),
-        areas=catalog.areas,
-        covered_areas=sorted(area for area in covered_areas if area is not None),
+        areas=known_areas,
+        covered_areas=sorted(area for area in covered_areas if area in known_areas),
     )
 
 

@@ -96,7 +96,7 @@ def github_annotations(problems: list[Problem]) -> list[str]:
     help="Output: one line per problem, or a JSON document.",
 )
 def validate(config_path: Path, snapshot: Path | None, output_format: str) -> int:
-    """Check the fixtures against the catalog: no network, no model, no cost.
+    """Check the fixtures against the live catalog (or a snapshot): no model, no API key, no cost.
 
     \b
     Problems are printed as `file:line: severity [rule] message`, errors first.

@@ -223,3 +223,19 @@ def test_the_summary_keeps_untrusted_text_on_one_harmless_line() -> None:
     text = summary(build_catalog([hostile]), width=100)
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
     assert "Line one?]0;title?" in text
+
+
+def test_a_copied_catalog_recomputes_its_hash_and_lookups() -> None:
+    from mcp_evals.catalog import Catalog, Tool
+
+    original = Catalog(tools=[Tool(name="get_ticket", server="helpdesk", wire_name="get_ticket")])
+    first_hash = original.hash
+    assert original.get("get_ticket") is not None
+
+    changed = original.model_copy(
+        update={"tools": [Tool(name="fetch_ticket", server="helpdesk", wire_name="fetch_ticket")]}
+    )
+
+    assert changed.hash != first_hash
+    assert changed.get("fetch_ticket") is not None and changed.get("get_ticket") is None
+    assert changed.names.provider("fetch_ticket") == "fetch_ticket"

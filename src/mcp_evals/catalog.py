@@ -89,8 +89,18 @@ class ServerInfo(BaseModel):
 class Catalog(BaseModel):
     """Every tool of every configured server, with areas assigned."""
 
+    # Frozen, because the derived views below are cached: a changed catalog must be a new object.
+    model_config = ConfigDict(frozen=True)
+
     tools: list[Tool]
     servers: list[ServerInfo] = Field(default_factory=list)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Catalog:
+        """Copy without the cached views (hash, by_name, names), which may no longer hold."""
+        copied = super().model_copy(update=update, deep=deep)
+        for cached in ("hash", "by_name", "names"):
+            copied.__dict__.pop(cached, None)
+        return copied
 
     @cached_property
     def hash(self) -> str:

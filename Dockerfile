@@ -43,14 +43,15 @@ COPY --from=requirements /requirements.txt /tmp/requirements.txt
 RUN python3 -m venv /opt/mcp-evals \
  && /opt/mcp-evals/bin/pip wheel --no-cache-dir --wheel-dir /wheels -r /tmp/requirements.txt \
  && /opt/mcp-evals/bin/pip install --no-cache-dir --no-index --find-links /wheels -r /tmp/requirements.txt \
+ && /opt/mcp-evals/bin/pip install --no-cache-dir "setuptools>=77" \
  && python3 -m venv /opt/venv \
  && /opt/venv/bin/pip install --no-cache-dir --no-index --find-links /wheels mcp
 
 # Then the package itself: a source change rebuilds only this small layer.
 COPY pyproject.toml README.md LICENSE /src/
 COPY src /src/src
-RUN /opt/mcp-evals/bin/pip install --no-cache-dir --no-deps /src \
- && /opt/mcp-evals/bin/pip uninstall --yes pip
+RUN /opt/mcp-evals/bin/pip install --no-cache-dir --no-deps --no-build-isolation /src \
+ && /opt/mcp-evals/bin/pip uninstall --yes setuptools pip
 
 FROM debian:trixie-slim
 LABEL org.opencontainers.image.title="mcp-evals" \

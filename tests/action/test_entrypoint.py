@@ -72,9 +72,10 @@ def test_a_renamed_tool_fails_validation_with_annotations_and_says_so(
     assert (
         "❌ mcp-evals validate: the fixtures do not match" in summary
         and "unknown-tool" in summary
-        and "get_ticket" in summary
+        and "did you mean &#x27;get\\_ticket" in summary
     )
-    assert "::error file=" in result.stdout  # annotations reach the log, so GitHub pins them on the file
+    # annotations reach the log with repository paths, so GitHub pins them on the file and line
+    assert "::error file=examples/helpdesk/fixtures/tickets.yaml,line=" in result.stdout
     assert "do not match" in fake_github.comment_bodies(7)[0]
 
 

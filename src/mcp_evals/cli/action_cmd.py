@@ -49,6 +49,7 @@ from ..github import (
     target_pull_request,
     write_outputs,
 )
+from ..report.escape import md_block, md_code, md_text
 
 OUT_DIR = "mcp-evals-out"
 """Where the Action writes its files, inside the working directory (visible, so artifacts pick it up)."""
@@ -87,13 +88,18 @@ class Step:
 
     @property
     def config(self) -> str:
-        return self.inputs.config
+        """The config's path from the repository root. The commands run there, so the paths they
+        print (and annotate) are the repository's paths, which GitHub pins annotations to."""
+        return self.in_workdir(self.inputs.config)
 
     @property
     def config_label(self) -> str:
-        """The config's path from the repository root, as the comment marker and headings name it."""
-        label = Path(self.inputs.working_directory) / self.inputs.config
-        return os.path.normpath(label.as_posix()).replace(os.sep, "/")
+        """How the comment marker and the headings name the config."""
+        return self.config
+
+    def in_workdir(self, path: str) -> str:
+        """A path given relative to `working-directory`, as seen from the repository root."""
+        return os.path.normpath(Path(self.inputs.working_directory, path).as_posix()).replace(os.sep, "/")
 
     def relative(self, path: Path) -> str:
         try:
@@ -163,25 +169,8 @@ def run_cli(
     return CliResult(_exit_code(process.returncode), "\n".join(tail), stdout)
 
 
-def markdown_text(text: str) -> str:
-    """Untrusted text (tool names, fixture ids, messages quoting them) made safe for one table cell:
-    no HTML, no table breaks, no code spans, no @mentions, one line."""
-    text = " ".join(text.split())
-    for old, new in (
-        ("&", "&amp;"),
-        ("<", "&lt;"),
-        (">", "&gt;"),
-        ("|", "\\|"),
-        ("`", "&#96;"),
-        ("@", "&#64;"),
-    ):
-        text = text.replace(old, new)
-    return text
-
-
 def _code_block(text: str) -> str:
-    fence = "````" if "```" in text else "```"
-    return f"{fence}text\n{text.strip()}\n{fence}"
+    return str(md_block(text.strip(), limit=6000))
 
 
 def _combine(codes: Sequence[int]) -> int:
@@ -196,7 +185,7 @@ def _read_config_provider(step: Step) -> str | None:
     try:
         from ..config import load_config
 
-        return load_config(step.workdir / step.config).run.provider
+        return load_config(step.workspace / step.config).run.provider
     except McpEvalsError:
         return None  # the command that needs the config says what is wrong with it
 
@@ -264,10 +253,10 @@ def render_validation(document: Mapping[str, Any]) -> str:
             where = str(problem.get("file") or "")
             if where and problem.get("line"):
                 where += f":{problem['line']}"
-            location = f"`{markdown_text(where)}`" if where else ""
-            rule = markdown_text(str(problem.get("rule", "")))
+            location = str(md_code(where)) if where else ""
+            rule = str(md_text(problem.get("rule", ""), limit=60))
             lines.append(
-                f"| {icon} | {location} | {rule} | {markdown_text(str(problem.get('message', '')))} |"
+                f"| {icon} | {location} | {rule} | {md_text(problem.get('message', ''), limit=400)} |"
             )
     return "\n".join(lines)
 
@@ -277,7 +266,7 @@ def run_validate(step: Step) -> Outcome:
     result = run_cli(
         ["validate", "--config", step.config, "--format", "json"],
         env=env,
-        cwd=step.workdir,
+        cwd=step.workspace,
         group="mcp-evals validate",
         capture_stdout=True,
     )
@@ -321,7 +310,8 @@ def _eval_failed(code: int, tail: str, what: str) -> Outcome:
 
 def _results_files(step: Step) -> list[str]:
     patterns = (step.inputs.results or "").split()
-    return sorted({path for pattern in patterns for path in glob.glob(pattern, root_dir=step.workdir)})
+    found = {path for pattern in patterns for path in glob.glob(pattern, root_dir=step.workdir)}
+    return sorted(step.in_workdir(path) for path in found)
 
 
 def run_eval(step: Step) -> Outcome:
@@ -342,7 +332,7 @@ def run_eval(step: Step) -> Outcome:
             )
             return _eval_failed(EXIT_BAD_INPUT, message, "no results to report on")
         ran = run_cli(
-            ["merge", *files, "--out", results], env=base_env, cwd=step.workdir, group="mcp-evals merge"
+            ["merge", *files, "--out", results], env=base_env, cwd=step.workspace, group="mcp-evals merge"
         )
     else:
         assert provider is not None
@@ -371,24 +361,24 @@ def run_eval(step: Step) -> Outcome:
             env[_KEY_VARIABLE[provider]] = (
                 inputs.anthropic_api_key if provider == "anthropic" else inputs.openai_api_key
             )
-        ran = run_cli(args, env=env, cwd=step.workdir, group=f"mcp-evals run ({provider})")
+        ran = run_cli(args, env=env, cwd=step.workspace, group=f"mcp-evals run ({provider})")
     if ran.exit_code == EXIT_BAD_INPUT or not results.exists():
         return _eval_failed(ran.exit_code, ran.tail, "the eval could not run")
 
     # The report decides the exit code: gate (gate.fail_on, area minimums), baseline, PRELIMINARY.
     report_args: list[str | Path] = ["report", results, "--config", step.config, "--max-chars", "60000"]
     if inputs.baseline:
-        report_args += ["--baseline", inputs.baseline]
+        report_args += ["--baseline", step.in_workdir(inputs.baseline)]
     markdown_path, json_path = step.out_dir / "eval-report.md", step.out_dir / "eval-report.json"
     reported = run_cli(
         [*report_args, "--format", "md", "--out", markdown_path],
         env=base_env,
-        cwd=step.workdir,
+        cwd=step.workspace,
         group="mcp-evals report",
     )
     if reported.exit_code == EXIT_BAD_INPUT or not markdown_path.exists():
         return _eval_failed(reported.exit_code, reported.tail, "the report could not be written")
-    run_cli([*report_args, "--format", "json", "--out", json_path], env=base_env, cwd=step.workdir)
+    run_cli([*report_args, "--format", "json", "--out", json_path], env=base_env, cwd=step.workspace)
     document = _report_document(json_path)
     markdown = markdown_path.read_text("utf-8")
     code = reported.exit_code

@@ -629,3 +629,44 @@ def summarize_dropouts(outcome: RunOutcome) -> str:
     if not outcome.dropouts:
         return "none"
     return ", ".join(f"{kind} {count}" for kind, count in sorted(outcome.dropouts.items()))
+
+
+async def run_eval(
+    provider: Provider,
+    fixtures: Sequence[Fixture],
+    results_path: Path,
+    settings: RunSettings | None = None,
+    *,
+    samples: int = 1,
+    progress: Progress | None = None,
+) -> RunOutcome:
+    """Run every fixture once per sample against ``provider`` and write ``results_path`` (library use).
+
+    The CLI does the same with the config's settings, validation, resume and shards on top.
+    """
+    settings = settings or RunSettings()
+    header = make_header(
+        provider=provider,
+        catalog=provider.catalog,
+        planned=fixtures,
+        all_fixtures=fixtures,
+        system_prompt=provider.system_prompt,
+        samples=samples,
+        max_tokens=provider.settings.max_tokens,
+        temperature=provider.settings.temperature,
+        shard=None,
+        limit=None,
+        exclude_tools=[],
+        scoring=ScoringOptions(),
+        gate=GateOptions(),
+    )
+    jobs = plan_jobs(fixtures, samples)
+    runner = Runner(
+        provider,
+        settings,
+        ResultsWriter(results_path, header),
+        progress=progress,
+        catalog_hash=provider.catalog.hash,
+        total=len(jobs),
+    )
+    return await runner.run(jobs)

@@ -86,9 +86,10 @@ def bench_catalog(tools: int) -> Catalog:
             Tool(
                 name=name,
                 description=(
-                    f"{verb.capitalize()} {area} records in the helpdesk. Use this when the user wants to {verb} "
-                    f"one or more {area} by id, status or free text; it returns the matching records with their "
-                    f"owners, timestamps and links. Do not use it for other areas: each area has its own tools."
+                    f"{verb.capitalize()} {area} records in the helpdesk. Use this when the user wants "
+                    f"to {verb} one or more {area} by id, status or free text; it returns the matching "
+                    "records with their owners, timestamps and links. Do not use it for other areas: "
+                    "each area has its own tools."
                 ),
                 input_schema={"type": "object", "properties": properties, "required": [f"{area}_id"]},
                 server="bench",
@@ -107,7 +108,7 @@ def bench_fixtures(catalog: Catalog, count: int) -> list[Fixture]:
     return [
         Fixture(
             id=f"f{index:05d}",
-            query=f"Could you {tools[index % len(tools)].name.split('_')[0]} the record number {index} for me, please?",
+            query=f"Could you {tools[index % len(tools)].name.split('_')[0]} record {index} for me, please?",
             expected_tools=[tools[index % len(tools)].name],
         )
         for index in range(count)
@@ -250,11 +251,7 @@ def caching(tools: int, fixtures: int, workdir: Path) -> dict[str, Any]:
             fake.cache.clear()
             settings = RunSettings(concurrency=8, price=find_price(MODEL))
             path = workdir / f"{label}.ndjson"
-            anyio.run(
-                lambda enabled=enabled, path=path: run_eval(
-                    provider(catalog, fake.base_url, caching=enabled), planned, path, settings
-                )
-            )
+            anyio.run(run_eval, provider(catalog, fake.base_url, caching=enabled), planned, path, settings)
             usage = Usage()
             for row in read_results(path).results:
                 usage = usage + row.usage
@@ -296,22 +293,24 @@ def main() -> None:
         return
     t, o, m, c = report["throughput"], report["overhead"], report["memory"], report["caching"]
     print(
-        f"throughput: {t['fixtures']} fixtures, concurrency {t['concurrency']}, 200 ms latency: {t['wall_s']} s "
-        f"(ideal {t['ideal_s']:.1f} s, {t['ratio']}×; target ≤ 1.15×)"
+        f"throughput: {t['fixtures']} fixtures, concurrency {t['concurrency']}, 200 ms latency: "
+        f"{t['wall_s']} s (ideal {t['ideal_s']:.1f} s, {t['ratio']}×; target ≤ 1.15×)"
     )
     print(
-        f"overhead: {t['cpu_ms_per_fixture']} ms CPU per fixture at concurrency 8; {o['cpu_ms_per_fixture']} ms CPU "
-        f"and {o['wall_s'] * 1000 / o['fixtures']:.2f} ms wall per fixture at 0 ms latency, concurrency 1 "
+        f"overhead: {t['cpu_ms_per_fixture']} ms CPU per fixture at concurrency 8; "
+        f"{o['cpu_ms_per_fixture']} ms CPU and {o['wall_s'] * 1000 / o['fixtures']:.2f} ms wall per fixture "
+        "at 0 ms latency, concurrency 1 "
         "(target < 5 ms)"
     )
     print(
         f"memory: {m['fixtures']} fixtures, concurrency {m['concurrency']} through `mcp-evals run`: peak RSS "
-        f"{m['peak_rss_mb']} MB (target < 300 MB), {m['wall_s']} s, {m['reached']} reached, exit {m['exit_code']}"
+        f"{m['peak_rss_mb']} MB (target < 300 MB), {m['wall_s']} s, {m['reached']} reached, "
+        f"exit {m['exit_code']}"
     )
     print(
-        f"caching: {c['tools']} tools, {c['fixtures']} fixtures, {c['prompt_tokens_per_request']} prompt tokens "
-        f"per request: billable input {c['billable_input_cached']:,} cached vs {c['billable_input_uncached']:,} "
-        f"uncached = {c['ratio']}× (target ≤ 0.2×)"
+        f"caching: {c['tools']} tools, {c['fixtures']} fixtures, {c['prompt_tokens_per_request']} prompt "
+        f"tokens per request: billable input {c['billable_input_cached']:,} cached vs "
+        f"{c['billable_input_uncached']:,} uncached = {c['ratio']}× (target ≤ 0.2×)"
     )
 
 

@@ -43,6 +43,7 @@ from ..runner import (
     summarize_dropouts,
 )
 from ..tokens import estimate_request_tokens
+from ..validate import has_errors, locate_in_config, validate_fixtures
 from .common import config_option, read_config
 
 PROVIDER_NAMES = ("anthropic", "openai", "lexical", "replay")
@@ -250,6 +251,8 @@ def run(
     sample_count = samples or options.samples
 
     # Inputs: the catalog (live, or the replayed run's), the fixtures, and their validation.
+    if replay_source is None:
+        config.check_variables()
     catalog = replay_source.header.catalog if replay_source is not None else extract_catalog(config)
     fixtures = load_fixtures(config)
     _refuse_invalid(fixtures, catalog, config)
@@ -370,13 +373,10 @@ def _make_provider(
 
 def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -> None:
     """A run on fixtures that do not match the catalog would score noise: refuse it (exit 3)."""
-    try:
-        from ..validate import has_errors, validate_fixtures
-    except ImportError:  # pragma: no cover - validation not installed in this build
-        return
     problems = validate_fixtures(
         fixtures, catalog, config.validation, exclude_tools=config.exclude_tools, areas=config.areas
     )
+    problems = locate_in_config(problems, str(config.path), config.line_of)
     if has_errors(problems):
         errors = [str(problem) for problem in problems if problem.severity == "error"]
         shown = "\n".join(f"  {line}" for line in errors[:20])

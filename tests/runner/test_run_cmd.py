@@ -111,6 +111,10 @@ def test_dry_without_a_key_estimates_locally_and_sends_nothing(
         assert fake.requests == []
     assert result.code == 0, result.err
     assert "a local estimate" in result.out
+    assert (
+        result.out.count("← this run") == 1
+        and "with caching" in result.out.split("← this run")[0].splitlines()[-1]
+    )
     for row in ("without caching", "with caching", "with --batch", "with --batch and caching"):
         assert f"  {row} " in result.out
     assert not project.results.exists()

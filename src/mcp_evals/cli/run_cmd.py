@@ -485,10 +485,12 @@ def dry_run(
     click.echo(
         f"estimated cost (prices as of {prices_as_of()}; output assumed {per_answer} tokens per answer):"
     )
+    if provider.caching and estimate.cacheable:
+        this_run = "with --batch and caching" if batch else "with caching"
+    else:
+        this_run = "with --batch" if batch else "without caching"
     for label, amount in rows:
-        marker = (
-            "  ← this run" if (label == "with --batch and caching") == batch and "caching" in label else ""
-        )
+        marker = "  ← this run" if label == this_run else ""
         click.echo(f"  {label:<26} ${amount:,.4f}{marker}")
     max_tokens = provider.settings.max_tokens
     click.echo(

@@ -228,12 +228,22 @@ class ResultsWriter:
 
 
 def resume_from(
-    path: Path, *, catalog_hash: str, provider: str, model: str, fixtures: Sequence[Fixture], samples: int
+    path: Path,
+    *,
+    catalog_hash: str,
+    provider: str,
+    model: str,
+    fixtures: Sequence[Fixture],
+    samples: int,
+    all_fixtures: Sequence[Fixture] | None = None,
 ) -> tuple[list[FixtureResult], set[tuple[str, str, int]]]:
     """What an earlier (maybe killed) run in ``path`` already answered that this run can keep.
 
-    Only reached answers for the same catalog, model, fixture content and sample are kept; dropouts
-    are retried. A file made against another catalog or model is refused rather than mixed.
+    Returns the answers to keep in the file and the (id, hash, sample) keys of ``fixtures`` that need
+    no new request. Only reached answers for the same catalog, model, fixture content and sample
+    count; dropouts are retried. Answers for fixtures of ``all_fixtures`` outside this run's plan (a
+    smaller ``--limit``, another shard) are kept too, so resuming never throws paid answers away. A
+    file made against another catalog or model is refused rather than mixed.
     """
     if not path.exists():
         return [], set()
@@ -249,13 +259,19 @@ def resume_from(
             f"{path}: cannot resume: the file holds a run with another {' and '.join(what)}",
             hint="write this run to a new file with --results, or drop --resume to start over",
         )
-    wanted = {(fixture.id, fixture.hash) for fixture in fixtures}
+    known = {(fixture.id, fixture.hash) for fixture in [*fixtures, *(all_fixtures or ())]}
     kept = [
         result
         for result in earlier.results
-        if result.reached and (result.fixture_id, result.fixture_hash) in wanted and result.sample < samples
+        if result.reached and (result.fixture_id, result.fixture_hash) in known and result.sample < samples
     ]
-    return kept, {(result.fixture_id, result.fixture_hash, result.sample) for result in kept}
+    planned = {(fixture.id, fixture.hash) for fixture in fixtures}
+    done = {
+        (result.fixture_id, result.fixture_hash, result.sample)
+        for result in kept
+        if (result.fixture_id, result.fixture_hash) in planned
+    }
+    return kept, done
 
 
 def make_header(

@@ -311,3 +311,34 @@ def test_openai_compatible_servers_without_a_key_work_through_a_base_url(
 def test_batch_needs_anthropic(project: Project, clean_env: pytest.MonkeyPatch, cli: Cli) -> None:
     result = cli("run", "--config", project.config, "--provider", "lexical", "--batch")
     assert result.code == 3 and "--batch needs the anthropic provider" in result.err
+
+
+def test_resuming_with_a_smaller_plan_keeps_the_other_answers(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    assert cli("run", "--config", project.config, "--results", project.results, "--limit", "8").code == 0
+    sent = len(anthropic_fake.model_requests())
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "3", "--resume")
+    assert result.code == 0, result.err
+    assert len(anthropic_fake.model_requests()) == sent  # nothing left to ask
+    assert len(read_results(project.results).results) == 8  # paid answers are never thrown away
+
+
+def test_a_replayed_lexical_baseline_is_still_a_baseline(
+    project: Project, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    assert cli("run", "--config", project.config, "--results", project.results).code == 0
+    replayed = project.root / "replayed.ndjson"
+    result = cli(
+        "run",
+        "--config",
+        project.config,
+        "--provider",
+        "replay",
+        "--from",
+        project.results,
+        "--results",
+        replayed,
+    )
+    assert result.code == 0, result.err
+    assert read_results(replayed).header.baseline_only

@@ -278,6 +278,7 @@ def run(
             model=model_name,
             fixtures=planned,
             samples=sample_count,
+            all_fixtures=fixtures,
         )
         if resume
         else ([], set())
@@ -300,7 +301,7 @@ def run(
         notes=notes,
     )
     if resume and kept:
-        click.echo(f"resume: {len(kept)} answers kept from {results_path}; {len(jobs)} to run", err=True)
+        click.echo(f"resume: {len(done)} answers kept from {results_path}; {len(jobs)} to run", err=True)
     if resume and not jobs:
         click.echo(f"resume: nothing left to run in {results_path}", err=True)
         return finish_run(results_path, config)

@@ -208,7 +208,7 @@ class Provider(ABC):
     base_url_env_var: ClassVar[str | None] = None
     default_base_url: ClassVar[str] = ""
     uses_network: ClassVar[bool] = True
-    baseline_only: ClassVar[bool] = False
+    baseline_only: bool = False  # the lexical baseline (and a replay of one): advisory, never gates
     label: ClassVar[str] = ""
 
     def __init__(self, settings: ProviderSettings, catalog: Catalog, system_prompt: str) -> None:

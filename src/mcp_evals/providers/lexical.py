@@ -99,7 +99,7 @@ class Bm25Index:
 class LexicalProvider(Provider):
     name: ClassVar = "lexical"
     uses_network: ClassVar = False
-    baseline_only: ClassVar = True
+    baseline_only = True
     label: ClassVar = "lexical baseline (BM25, not a model)"
 
     _index: Bm25Index | None = None

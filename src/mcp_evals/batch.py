@@ -20,19 +20,16 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_attempt
 
 from .files import atomic_write
 from .providers.anthropic import AnthropicProvider, classify
 from .providers.base import HttpRequest, Job, ProviderFailure, as_dict, json_body
 from .record import ErrorKind, FixtureResult, ToolChoiceMode
-
-if TYPE_CHECKING:
-    from .runner import Runner
+from .runner import Runner, with_retries
 
 MAX_REQUESTS = 100_000
 MAX_BYTES = 200 * 1024 * 1024  # the API's limit is 256 MB; leave room for the envelope
@@ -70,32 +67,19 @@ class BatchRun:
     # -- HTTP with the runner's retry policy -----------------------------------------------------
 
     async def call(self, method: str, path: str, body: bytes = b"") -> Any:
-        policy = self.runner.settings.retry
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(policy.max_attempts),
-            wait=lambda state: policy.wait(
-                state.attempt_number, state.outcome.exception() if state.outcome else None
-            ),
-            retry=retry_if_exception(lambda error: isinstance(error, ProviderFailure) and error.transient),
-            sleep=anyio.sleep,
-            reraise=True,
-        )
-        async for attempt in retrying:
-            with attempt:
-                response = await self.provider.send(
-                    HttpRequest(path, body, self.provider.headers()), method=method
-                )
-                if not 200 <= response.status_code < 300:
-                    raise self.provider.classify_error(
-                        response.status_code, response.headers, response.content
-                    )
-                if path.endswith("/results"):
-                    return response.content
-                data = json_body(response.content)
-                if not isinstance(data, dict):
-                    raise self.provider.invalid_response(f"{method} {path}: the body is not a JSON object")
-                return data
-        raise AssertionError("unreachable")  # pragma: no cover
+        """One API call with the run's retry policy: a JSON object (or the raw bytes of results)."""
+        return await with_retries(self.runner.settings.retry, lambda: self._call_once(method, path, body))
+
+    async def _call_once(self, method: str, path: str, body: bytes) -> Any:
+        response = await self.provider.send(HttpRequest(path, body, self.provider.headers()), method=method)
+        if not 200 <= response.status_code < 300:
+            raise self.provider.classify_error(response.status_code, response.headers, response.content)
+        if path.endswith("/results"):
+            return response.content
+        data = json_body(response.content)
+        if not isinstance(data, dict):
+            raise self.provider.invalid_response(f"{method} {path}: the body is not a JSON object")
+        return data
 
     # -- submit ----------------------------------------------------------------------------------
 

@@ -26,10 +26,10 @@ import random
 import time
 import uuid
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import anyio
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_any
@@ -49,6 +49,7 @@ from .results import read_results, write_line
 from .tokens import estimate_tokens
 
 DEFAULT_RESULTS = "mcp-evals-results.ndjson"
+T = TypeVar("T")
 
 
 # -- planning (pure) ---------------------------------------------------------------------------
@@ -313,6 +314,23 @@ def make_header(
         gate=gate,
         notes=list(notes),
     )
+
+
+async def with_retries(policy: RetryPolicy, call: Callable[[], Awaitable[T]]) -> T:
+    """Await ``call()``, retrying transient ProviderFailures by ``policy`` (for one-off calls)."""
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(policy.max_attempts),
+        wait=lambda state: policy.wait(
+            state.attempt_number, state.outcome.exception() if state.outcome else None
+        ),
+        retry=retry_if_exception(lambda error: isinstance(error, ProviderFailure) and error.transient),
+        sleep=anyio.sleep,
+        reraise=True,
+    )
+    async for attempt in retrying:
+        with attempt:
+            return await call()
+    raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
 
 
 # -- the runner -------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from mcp_evals.results import read_results
 
 from .conftest import Cli, MakeProject, Project
 from .fake_anthropic import API_KEY, FakeAnthropic
-from .fake_http import after
+from .fake_http import after, path_is
 from .fake_openai import FakeOpenAI
 
 
@@ -123,6 +123,10 @@ def test_dry_without_a_key_estimates_locally_and_sends_nothing(
 def test_dry_with_a_key_counts_tokens_for_free_and_sends_no_message(
     project: Project, anthropic_fake: FakeAnthropic, cli: Cli
 ) -> None:
+    count_path = "/v1/messages/count_tokens"
+    anthropic_fake.script(
+        anthropic_fake.rate_limited("0"), when=path_is(count_path), times=2
+    )  # rate-limited too
     result = cli("run", "--config", project.config, "--dry", "--limit", "6")
     assert result.code == 0, result.err
     paths = {request.path for request in anthropic_fake.requests}

@@ -41,6 +41,7 @@ from ..runner import (
     plan_jobs,
     resume_from,
     summarize_dropouts,
+    with_retries,
 )
 from ..tokens import estimate_request_tokens
 from ..validate import has_errors, locate_in_config, validate_fixtures
@@ -533,13 +534,16 @@ async def _count_exact(
     if not isinstance(provider, AnthropicProvider) or provider.settings.api_key is None:
         return None
     first = planned[0]
-    full = await provider.count_tokens(provider.build_request(first, "auto"))
+    policy = RetryPolicy(max_attempts=4, max_wait=10)
+    full = await with_retries(policy, lambda: provider.count_tokens(provider.build_request(first, "auto")))
     if full is None:
         return None
     bare = Catalog(tools=[])
     without = AnthropicProvider(provider.settings, bare, "")
     try:
-        query_only = await without.count_tokens(without.build_request(first, "auto"))
+        query_only = await with_retries(
+            policy, lambda: without.count_tokens(without.build_request(first, "auto"))
+        )
     finally:
         await without.aclose()
     prefix = max(0, full - (query_only or 0))
@@ -548,7 +552,8 @@ async def _count_exact(
 
     async def count(fixture: Fixture) -> None:
         async with limiter:
-            total = await provider.count_tokens(provider.build_request(fixture, "auto"))
+            request = provider.build_request(fixture, "auto")
+            total = await with_retries(policy, lambda: provider.count_tokens(request))
             per_fixture[fixture.id] = max(1, (total or 0) - prefix)
 
     async with anyio.create_task_group() as group:

@@ -27,7 +27,7 @@ catalogs = st.lists(tool_names, min_size=0, max_size=40, unique=True)
 def test_every_name_maps_to_a_provider_safe_name(names: list[str]) -> None:
     mapping = NameMap(names)
     for name in names:
-        assert PROVIDER_NAME.match(mapping.provider(name)), (name, mapping.provider(name))
+        assert PROVIDER_NAME.fullmatch(mapping.provider(name)), (name, mapping.provider(name))
 
 
 @settings(max_examples=300, deadline=None)
@@ -53,7 +53,7 @@ def test_the_mapping_is_stable_whatever_the_order(names: list[str], shuffler: ra
 def test_names_that_already_fit_are_kept(names: list[str]) -> None:
     mapping = NameMap(names)
     for name in names:
-        if PROVIDER_NAME.match(name):
+        if PROVIDER_NAME.fullmatch(name):
             assert mapping.provider(name) == name
 
 

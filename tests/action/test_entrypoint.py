@@ -45,6 +45,8 @@ def test_validate_on_a_pull_request_comments_once_and_updates_in_place(
     assert outputs["preliminary"] == "false"
     assert outputs["report-path"] == "examples/helpdesk/mcp-evals-out/report.md"
     assert (step.workspace / outputs["report-path"]).read_text() == summary
+    out = helpdesk / "mcp-evals-out"
+    assert {path.name for path in out.iterdir()} == {"report.md", "catalog.json", "validate.json"}
     [comment] = fake_github.comments[7]
     assert outputs["comment-url"] == comment["html_url"]
     assert "the fixtures match" in comment["body"]

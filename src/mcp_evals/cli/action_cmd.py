@@ -262,9 +262,25 @@ def render_validation(document: Mapping[str, Any]) -> str:
 
 
 def run_validate(step: Step) -> Outcome:
+    """`mcp-evals catalog --out` (the live catalog, kept as a snapshot for artifacts and `catalog
+    diff`), then `mcp-evals validate --catalog` against that snapshot: the server starts once."""
     env = scrubbed_environment(step.environ)
+    step.out_dir.mkdir(parents=True, exist_ok=True)
+    snapshot = step.out_dir / "catalog.json"
+    extracted = run_cli(
+        ["catalog", "--config", step.config, "--out", snapshot],
+        env=env,
+        cwd=step.workspace,
+        group="mcp-evals catalog",
+    )
+    if extracted.exit_code != EXIT_OK or not snapshot.exists():
+        markdown = (
+            f"## ⚠️ mcp-evals validate could not run (exit {extracted.exit_code})\n\n"
+            f"{_code_block(extracted.tail)}"
+        )
+        return Outcome("validate", extracted.exit_code or EXIT_BAD_INPUT, markdown, "error")
     result = run_cli(
-        ["validate", "--config", step.config, "--format", "json"],
+        ["validate", "--config", step.config, "--catalog", snapshot, "--format", "json"],
         env=env,
         cwd=step.workspace,
         group="mcp-evals validate",
@@ -275,7 +291,6 @@ def run_validate(step: Step) -> Outcome:
     except ValueError:
         document = None
     if result.exit_code in (EXIT_OK, EXIT_CHECK_FAILED) and isinstance(document, dict):
-        (step.out_dir).mkdir(parents=True, exist_ok=True)
         (step.out_dir / "validate.json").write_text(result.stdout, "utf-8")
         for problem in document.get("problems") or []:
             _say(

@@ -31,6 +31,7 @@ import click
 
 from .. import __version__
 from ..annotations import workflow_command
+from ..config import load_config
 from ..errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, McpEvalsError
 from ..github import (
     PAID_PROVIDERS,
@@ -183,8 +184,6 @@ def _combine(codes: Sequence[int]) -> int:
 
 def _read_config_provider(step: Step) -> str | None:
     try:
-        from ..config import load_config
-
         return load_config(step.workspace / step.config).run.provider
     except McpEvalsError:
         return None  # the command that needs the config says what is wrong with it
@@ -213,7 +212,8 @@ def eval_provider(step: Step) -> tuple[str | None, str | None]:
             "`provider: lexical` for the free lexical baseline. Pull requests from forks get no secrets."
         )
     key = {"anthropic": inputs.anthropic_api_key, "openai": inputs.openai_api_key}.get(provider, "x")
-    if provider in PAID_PROVIDERS and not key:
+    keyless_endpoint = provider == "openai" and inputs.openai_base_url  # a local vLLM / Ollama needs none
+    if provider in PAID_PROVIDERS and not key and not keyless_endpoint:
         return provider, (
             f"the `{provider}-api-key` input is empty, so the paid model eval was skipped "
             "(pull requests from forks get no secrets; a missing repository secret looks the same)."
@@ -497,9 +497,11 @@ def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
         inputs = read_inputs(environ)
     except McpEvalsError as error:
         _say(workflow_command("error", str(error), title="mcp-evals: bad input"))
-        append_summary(summary_path, f"### mcp-evals\n\n⚠️ **Bad input**: {error}\n")
+        append_summary(summary_path, f"## ⚠️ mcp-evals: bad input\n\n{md_block(str(error))}\n")
+        empty = dict.fromkeys(("top1", "score", "report-path", "comment-url"), "")
         write_outputs(
-            output_path, {"decision": "error", "exit-code": str(EXIT_BAD_INPUT), "preliminary": "false"}
+            output_path,
+            {"decision": "error", **empty, "preliminary": "false", "exit-code": str(EXIT_BAD_INPUT)},
         )
         return EXIT_BAD_INPUT
     event = load_event(environ)
@@ -514,12 +516,14 @@ def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
             f"mode `{mode}` is not available in mcp-evals {__version__}: its command does not exist yet. "
             f"Use one of: {', '.join((*_AVAILABLE_MODES, 'all'))}."
         )
-        _say(workflow_command("error", message, title="mcp-evals: unknown mode"))
-        outcomes.append(Outcome(mode, EXIT_BAD_INPUT, f"⚠️ {message}", "error"))
+        _say(workflow_command("error", message, title="mcp-evals: mode not available"))
+        outcomes.append(Outcome(mode, EXIT_BAD_INPUT, f"## ⚠️ mcp-evals: bad input\n\n{message}", "error"))
     elif not step.workdir.is_dir():
         message = f"working-directory `{inputs.working_directory}` does not exist in the repository"
         _say(workflow_command("error", message, title="mcp-evals: bad input"))
-        outcomes.append(Outcome("validate", EXIT_BAD_INPUT, f"⚠️ {message}", "error"))
+        outcomes.append(
+            Outcome("validate", EXIT_BAD_INPUT, f"## ⚠️ mcp-evals: bad input\n\n{message}", "error")
+        )
     elif build_status != 0:
         command = shlex.quote(inputs.build) if "`" in inputs.build else f"`{inputs.build}`"
         outcomes.append(

@@ -656,18 +656,23 @@ def post_sticky_comment(
     marker: str,
     title: str,
     sections: Mapping[str, str],
+    placeholders: Mapping[str, str] | None = None,
 ) -> CommentOutcome:
-    """Create or update (PATCH in place) this config's one comment on the PR; never raises for HTTP."""
+    """Create or update (PATCH in place) this config's one comment on the PR; never raises for HTTP.
+
+    ``sections`` replace the comment's sections of the same name; the others stay (a validate run
+    keeps the eval an earlier dispatch wrote), except ``build``, which only the latest run may show.
+    ``placeholders`` (e.g. "eval skipped: no key") appear only where the comment has no such section
+    yet, so a fork PR's push never hides the eval a maintainer ran.
+    """
     fresh = {name: neutralise_markers(text) for name, text in sections.items()}
     try:
         existing = find_sticky_comment(api.iter_comments(repository, number), marker)
-        kept = {}
-        if existing is not None:
-            kept = {
-                name: text
-                for name, text in parse_sections(str(existing["body"])).items()
-                if name not in fresh
-            }
+        earlier = parse_sections(str(existing["body"])) if existing is not None else {}
+        kept = {name: text for name, text in earlier.items() if name not in fresh and name != "build"}
+        for name, text in (placeholders or {}).items():
+            if name not in fresh and name not in kept:
+                fresh[name] = neutralise_markers(text)
         body = fit_comment(marker, title, fresh, kept)
         if existing is not None:
             result = api.update_comment(repository, int(existing["id"]), body)

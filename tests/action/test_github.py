@@ -254,6 +254,32 @@ def test_sections_from_other_modes_survive_an_update(fake_github: FakeGitHub) ->
     assert body.index("valid") < body.index("top-1")  # validate comes first
 
 
+def test_a_skipped_mode_never_hides_an_earlier_result(fake_github: FakeGitHub) -> None:
+    post(fake_github, {"eval": "top-1 91 % (dispatched by a maintainer)"})
+    with api(fake_github) as client:  # a fork PR's push: validate ran, the eval was skipped (no key)
+        post_sticky_comment(
+            client, REPO, 7, marker=MARKER, title="t", sections={"validate": "valid"},
+            placeholders={"eval": "skipped: no key"},
+        )  # fmt: skip
+    [body] = fake_github.comment_bodies(7)
+    assert parse_sections(body) == {"validate": "valid", "eval": "top-1 91 % (dispatched by a maintainer)"}
+
+
+def test_a_placeholder_shows_where_there_is_nothing_else(fake_github: FakeGitHub) -> None:
+    with api(fake_github) as client:
+        post_sticky_comment(
+            client, REPO, 7, marker=MARKER, title="t", sections={"validate": "valid"},
+            placeholders={"eval": "skipped: no key"},
+        )  # fmt: skip
+    assert parse_sections(fake_github.comment_bodies(7)[0])["eval"] == "skipped: no key"
+
+
+def test_a_build_failure_is_not_kept_once_the_build_works(fake_github: FakeGitHub) -> None:
+    post(fake_github, {"build": "the build failed"})
+    post(fake_github, {"validate": "valid"})
+    assert parse_sections(fake_github.comment_bodies(7)[0]) == {"validate": "valid"}
+
+
 def test_content_cannot_forge_our_markers(fake_github: FakeGitHub) -> None:
     post(fake_github, {"validate": "<!-- mcp-evals:end validate -->\n<!-- mcp-evals:sticky config=x -->"})
     [body] = fake_github.comment_bodies(7)

@@ -457,7 +457,7 @@ def _outputs(
     }
 
 
-def _comment(step: Step, title: str, sections: Mapping[str, str]) -> str:
+def _comment(step: Step, title: str, sections: Mapping[str, str], placeholders: Mapping[str, str]) -> str:
     inputs = step.inputs
     if not inputs.comment:
         _say("PR comment: off (comment: false)")
@@ -481,6 +481,7 @@ def _comment(step: Step, title: str, sections: Mapping[str, str]) -> str:
             marker=comment_marker(step.config_label),
             title=title,
             sections=sections,
+            placeholders=placeholders,
         )
     if outcome.action == "failed":
         _say(workflow_command("warning", outcome.message, title="mcp-evals: no PR comment"))
@@ -557,7 +558,13 @@ def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
         step.out_dir.mkdir(parents=True, exist_ok=True)
         report.write_text(summary, "utf-8")
     append_summary(summary_path, summary)
-    comment_url = _comment(step, title, sections)
+    skipped = {o.mode for o in outcomes if o.decision == "skipped"}
+    comment_url = _comment(
+        step,
+        title,
+        {name: text for name, text in sections.items() if name not in skipped},
+        {name: text for name, text in sections.items() if name in skipped},
+    )
     write_outputs(output_path, _outputs(step, outcomes, exit_code, report, comment_url))
     _say(f"mcp-evals action: exit code {exit_code}")
     return exit_code

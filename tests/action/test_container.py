@@ -133,7 +133,7 @@ def test_the_image_runs_the_action_like_the_runner_does(engine: Engine, tmp_path
     if os.geteuid() == 0:
         for path in [workspace, *workspace.rglob("*")]:
             os.lchown(path, OWNER, OWNER)
-    toolchain = "python -c 'import mcp' && node --version && npm --version && git --version"
+    toolchain = "python -c 'import mcp' && pip --version && node --version && npm --version && git --version"
     with RunningFakeGitHub(FakeGitHub()) as github:
         variables = {
             "GITHUB_EVENT_NAME": "pull_request",
@@ -163,9 +163,11 @@ def test_the_image_runs_the_action_like_the_runner_does(engine: Engine, tmp_path
     assert len(comments) == 1 and "the fixtures match" in comments[0]
     assert outputs["comment-url"].endswith(f"#issuecomment-{1001}")
 
-    # the toolchain the `build` input can use: Debian's python3 (venv with mcp), node, npm, git
-    toolchain_lines = (helpdesk / "toolchain.txt").read_text().split()
-    assert toolchain_lines[0].startswith("v20.") and "git" in toolchain_lines
+    # the toolchain the `build` input can use: Debian's python3 (a venv with mcp and pip), node, npm, git
+    toolchain = (helpdesk / "toolchain.txt").read_text()
+    assert "/opt/venv/" in toolchain and "(python 3.13)" in toolchain  # pip, of the servers' venv
+    assert re.search(r"^v20\.", toolchain, re.M) and re.search(r"^10\.", toolchain, re.M)  # node, npm
+    assert "git version" in toolchain
     # the build saw neither the key nor the token
     build_env = (helpdesk / "build-env.txt").read_text()
     assert KEY not in build_env and github.token not in build_env and "PATH=/opt/venv/bin" in build_env

@@ -150,6 +150,7 @@ def run_cli(
             command,
             cwd=cwd,
             env=dict(env),
+            stdin=subprocess.DEVNULL,
             stdout=captured if capture_stdout else subprocess.PIPE,
             stderr=subprocess.PIPE if capture_stdout else subprocess.STDOUT,
             text=True,

@@ -41,11 +41,16 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def fails_cleanly(
-    capsys: pytest.CaptureFixture[str], project: Path, *expected: str, args: tuple[str, ...] = ()
+    capsys: pytest.CaptureFixture[str],
+    project: Path,
+    *expected: str,
+    args: tuple[str, ...] = (),
+    command: tuple[str, ...] = ("validate",),
 ) -> str:
-    """Run `mcp-evals validate`, assert exit 3 with one clear error and nothing written; return it."""
+    """Run `mcp-evals validate` (or ``command``), assert exit 3 with one clear error and nothing
+    written; return the error."""
     before = listing(project)
-    outcome = run_main(capsys, "validate", *args)
+    outcome = run_main(capsys, *command, *args)
     assert outcome.code == 3, outcome.out + outcome.err
     assert outcome.out == ""
     assert outcome.err.startswith("error: ")
@@ -108,8 +113,12 @@ def test_a_non_utf8_file(project: Path, capsys: pytest.CaptureFixture[str]) -> N
     )
 
 
+@pytest.mark.parametrize("command", [("validate",), ("catalog", "--out", "catalog.json")])
 def test_an_unset_variable(
-    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    command: tuple[str, ...],
 ) -> None:
     monkeypatch.delenv("HELPDESK_TOKEN", raising=False)
     write(
@@ -122,6 +131,7 @@ def test_an_unset_variable(
         project,
         "mcp-evals.yaml:6 (servers[0].env.HELPDESK_TOKEN): environment variable HELPDESK_TOKEN is not set",
         "hint: export HELPDESK_TOKEN=",
+        command=command,
     )
 
 

@@ -83,7 +83,8 @@ def test_an_unset_token_variable_is_a_config_error(tmp_path: Path, monkeypatch: 
         "url": "http://127.0.0.1:9/mcp",
         "headers": {"Authorization": "Bearer ${MCP_EVALS_TEST_NO_TOKEN}"},
     }
-    with pytest.raises(ConfigError, match=r"servers\.remote\.headers\.Authorization: environment variable"):
+    unset = r"mcp-evals.yaml:\d+ \(servers\[0\]\.headers\.Authorization\): environment variable"
+    with pytest.raises(ConfigError, match=unset):
         extract_catalog(write_config(tmp_path, [server]))
 
 
@@ -92,7 +93,7 @@ def test_an_unset_variable_in_the_url_is_a_config_error(
 ) -> None:
     monkeypatch.delenv("MCP_EVALS_TEST_NO_HOST", raising=False)
     server = {"name": "remote", "url": "http://${MCP_EVALS_TEST_NO_HOST}/mcp"}
-    unset = r"servers\.remote\.url: environment variable MCP_EVALS_TEST_NO_HOST is not set"
+    unset = r"mcp-evals.yaml:\d+ \(servers\[0\]\.url\): environment variable MCP_EVALS_TEST_NO_HOST is not"
     with pytest.raises(ConfigError, match=unset):
         extract_catalog(write_config(tmp_path, [server]))
 

@@ -69,7 +69,8 @@ def test_an_unset_variable_in_env_is_a_config_error(tmp_path: Path, monkeypatch:
     server = python_server("toy_server.py", env={"TOKEN": "${MCP_EVALS_TEST_UNSET}"})
     config = write_config(tmp_path, [{"name": "toy", **server}])
     with pytest.raises(
-        ConfigError, match=r"servers.toy.env.TOKEN: environment variable MCP_EVALS_TEST_UNSET"
+        ConfigError,
+        match=r"mcp-evals.yaml:\d+ \(servers\[0\]\.env\.TOKEN\): environment variable MCP_EVALS_TEST_UNSET",
     ):
         extract_catalog(config)
 

@@ -315,9 +315,12 @@ async def extract_catalog_async(config: Config) -> Catalog:
     """Read every configured server's tools (live over MCP, or from its snapshot) into one catalog.
 
     Live servers are read at the same time; when some fail, the first failing one (in config
-    order) is raised.
+    order) is raised. An unset ``${VAR}`` fails first, naming its config line, before any server
+    is contacted.
     """
     import anyio
+
+    config.check_variables()
 
     from . import _mcp  # the one module that imports the MCP SDK
     from .errors import McpEvalsError

@@ -110,7 +110,6 @@ def validate(config_path: Path, snapshot: Path | None, output_format: str) -> in
         if snapshot is not None:
             catalog = load_catalog(snapshot, areas=config.areas or None)
         else:
-            config.check_variables()
             catalog = extract_catalog(config)
     except McpEvalsError as error:
         if github:

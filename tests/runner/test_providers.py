@@ -10,6 +10,7 @@ import anyio
 import pytest
 
 from mcp_evals.catalog import Catalog, Tool
+from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures import Fixture
 from mcp_evals.providers import (
     AnthropicProvider,
@@ -288,6 +289,28 @@ def test_the_key_is_masked_in_reprs_and_scrubbed_from_messages() -> None:
     assert secret.scrub("bad key sk-ant-secret-value") == "bad key ***"
     settings = ProviderSettings(model="m", api_key=secret)
     assert "sk-ant" not in repr(settings)
+    # httpx shows a bad header value as bytes: the escaped form is scrubbed too
+    spaced = Secret("sk-ant-secret-value\n")
+    assert spaced.scrub("Illegal header value b'sk-ant-secret-value\\n'") == "Illegal header value b'***'"
+
+
+def test_a_key_from_the_environment_is_trimmed_and_one_no_header_can_carry_is_refused() -> None:
+    assert Secret.from_environ({"K": "  sk-ant-abc\n"}, "K").reveal() == "sk-ant-abc"  # type: ignore[union-attr]
+    assert Secret.from_environ({"K": " "}, "K") is None and Secret.from_environ({}, "K") is None
+    with pytest.raises(ConfigError) as raised:
+        Secret.from_environ({"K": "sk-ant-abc…"}, "K")
+    assert "K holds characters" in str(raised.value) and "sk-ant-abc" not in str(raised.value)
+
+
+def test_a_request_that_cannot_be_sent_is_fatal_and_never_shows_the_key() -> None:
+    with FakeAnthropic() as fake:
+        provider = anthropic(base_url=fake.base_url, api_key=Secret("sk-ant-secret\nvalue"))
+        with pytest.raises(ProviderFailure) as raised:
+            anyio.run(provider.answer, Job(SELECT), "forced")
+        assert not fake.requests
+    failure = raised.value
+    assert not failure.transient and failure.stops_run and failure.kind == "invalid_request"
+    assert "secret" not in failure.message and "***" in failure.message
 
 
 # -- OpenAI-compatible -------------------------------------------------------------------------

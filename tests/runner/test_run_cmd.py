@@ -86,6 +86,20 @@ def test_the_key_never_reaches_results_or_output(
         assert API_KEY not in text
 
 
+def test_a_key_pasted_with_a_line_break_works_and_one_with_a_stray_character_is_bad_input(
+    project: Project, anthropic_fake: FakeAnthropic, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    clean_env.setenv("ANTHROPIC_API_KEY", API_KEY + "\n")
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "2")
+    assert result.code == 0, result.err
+    assert {request.headers["x-api-key"] for request in anthropic_fake.model_requests()} == {API_KEY}
+
+    clean_env.setenv("ANTHROPIC_API_KEY", API_KEY + "…")
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "2")
+    assert result.code == 3 and "ANTHROPIC_API_KEY holds characters" in result.err
+    assert API_KEY not in result.err + result.out and "Traceback" not in result.err
+
+
 def test_fixtures_that_do_not_validate_are_not_run(
     make_project: MakeProject, anthropic_fake: FakeAnthropic, cli: Cli
 ) -> None:

@@ -65,18 +65,16 @@ def choose_provider(requested: str | None, configured: str | None, environ: Mapp
     name = requested or configured
     explicit = name is not None
     if name is None:
-        if environ.get("ANTHROPIC_API_KEY"):
+        if environ.get("ANTHROPIC_API_KEY", "").strip():
             name = "anthropic"
-        elif environ.get("OPENAI_API_KEY"):
+        elif environ.get("OPENAI_API_KEY", "").strip():
             name = "openai"
         else:
             name = "lexical"
     provider_class = PROVIDERS[name]
-    key_value = environ.get(provider_class.key_env_var or "", "") if provider_class.key_env_var else ""
+    key = Secret.from_environ(environ, provider_class.key_env_var) if provider_class.key_env_var else None
     base_url = environ.get(provider_class.base_url_env_var or "") if provider_class.base_url_env_var else None
-    return Choice(
-        name=name, explicit=explicit, key=Secret(key_value) if key_value else None, base_url=base_url or None
-    )
+    return Choice(name=name, explicit=explicit, key=key, base_url=base_url or None)
 
 
 def _env_int(environ: Mapping[str, str], name: str) -> int | None:

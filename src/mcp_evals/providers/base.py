@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 import httpx
 
 from ..catalog import Catalog
+from ..errors import ConfigError
 from ..fixtures import Fixture
 from ..record import ErrorKind, ProviderName, ToolCall, ToolChoiceMode, Usage
 
@@ -41,11 +42,36 @@ class Secret:
     def __init__(self, value: str) -> None:
         self._value = value
 
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str], variable: str) -> Secret | None:
+        """The key in ``variable`` (surrounding whitespace dropped), or None when it is unset or empty.
+
+        A key an HTTP header cannot carry (a pasted "…", a line break inside) is a config error that
+        names the variable, never the value.
+        """
+        value = environ.get(variable, "").strip()
+        if not value:
+            return None
+        if not all("!" <= character <= "~" for character in value):
+            raise ConfigError(
+                f"{variable} holds characters an HTTP header cannot carry "
+                "(spaces, line breaks or non-ASCII characters such as a pasted '…')",
+                hint=f"copy the key again from the provider's console and set {variable} to exactly it",
+            )
+        return cls(value)
+
     def reveal(self) -> str:
         return self._value
 
     def scrub(self, text: str) -> str:
-        return text.replace(self._value, "***") if self._value else text
+        """``text`` without the key, also where an error message shows it escaped (``b'sk-…\\n'``)."""
+        if not self._value:
+            return text
+        forms = {self._value, self._value.strip(), repr(self._value)[1:-1], repr(self._value.encode())[2:-1]}
+        for form in sorted(forms, key=len, reverse=True):
+            if form:
+                text = text.replace(form, "***")
+        return text
 
     def __repr__(self) -> str:
         return "Secret('***')"
@@ -299,6 +325,10 @@ class Provider(ABC):
         except httpx.TimeoutException as error:
             message = f"{type(error).__name__}: no answer within {self.settings.timeout:g}s"
             raise ProviderFailure("timeout", message, transient=True) from None
+        except (httpx.LocalProtocolError, httpx.UnsupportedProtocol, httpx.InvalidURL, UnicodeError) as error:
+            # The request cannot be sent as built (a header value, the base URL): no retry fixes that.
+            text = f"{type(error).__name__}: {self.scrub(str(error))}"
+            raise ProviderFailure("invalid_request", text, transient=False) from None
         except httpx.RemoteProtocolError as error:
             text = self.scrub(str(error)) or type(error).__name__
             kind: ErrorKind = "invalid_response" if "incomplete" in text.lower() else "connection"

@@ -179,6 +179,16 @@ def test_a_missing_snapshot_file(project: Path, capsys: pytest.CaptureFixture[st
     fails_cleanly(capsys, project, "nope.json", args=("--catalog", "nope.json"))
 
 
+def test_a_snapshot_path_that_cannot_be_written(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fails_cleanly(
+        capsys,
+        project,
+        "snapshot.json/new.json: cannot write the file",
+        "hint: choose another path",
+        command=("catalog", "--out", "snapshot.json/new.json"),
+    )
+
+
 @pytest.mark.parametrize("args", [("--format", "xml"), ("--no-such-flag",)])
 def test_usage_errors_exit_3(
     project: Path, capsys: pytest.CaptureFixture[str], args: tuple[str, ...]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from mcp_evals.errors import InputFileError
+from mcp_evals.errors import InputFileError, McpEvalsError
 from mcp_evals.files import atomic_write, describe_validation_error, load_document, parse_json, parse_yaml
 from validate_helpers import write
 
@@ -187,6 +187,17 @@ def test_atomic_write_leaves_the_old_file_when_writing_fails(tmp_path: Path) -> 
     with atomic_write(path) as stream:
         stream.write("new")
     assert path.read_text() == "new"
+
+
+def test_atomic_write_to_a_path_that_cannot_be_written_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "report.md"
+    blocker.write_text("a file where a folder should be")
+    unwritable = r"report.md/out.json: cannot write the file \("
+    target = blocker / "out.json"
+    with pytest.raises(McpEvalsError, match=unwritable) as caught, atomic_write(target) as stream:
+        stream.write("never")
+    assert caught.value.hint
+    assert [item.name for item in tmp_path.iterdir()] == ["report.md"]
 
 
 class _Item(BaseModel):

@@ -110,9 +110,10 @@ def catalog(ctx: click.Context, config_path: Path, out: Path | None) -> int:
         return EXIT_OK
     config = read_config(config_path)
     result = extract_catalog(config)
+    if out is not None:  # before the summary, so a path that cannot be written prints nothing else
+        write_snapshot(result, out)
     click.echo(summary(result))
     if out is not None:
-        write_snapshot(result, out)
         click.echo(f"snapshot written to {out}")
     return EXIT_OK
 

@@ -58,6 +58,8 @@ def status(scorecard: Scorecard, comparison: BaselineComparison | None = None) -
             reasons.append("area minimum")
         if comparison is not None and comparison.fails:
             reasons.append(f"baseline {comparison.label}")
+        if gate.label not in reasons:  # the decision belongs in the first line even when it isn't why
+            reasons.append(f"gate {gate.label}")
         return f"FAILED: {', '.join(reasons)}"
     return gate.label
 

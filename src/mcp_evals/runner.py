@@ -26,7 +26,7 @@ import random
 import time
 import uuid
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -226,6 +226,26 @@ class ResultsWriter:
         if self._stream is not None:
             self._stream.close()
             self._stream = None
+
+    def amend(self, *, notes: Iterable[str] = (), tool_choice: ToolChoiceMode | None = None) -> None:
+        """Put what the run learnt after the header was written into it (rewrites the file atomically).
+
+        Reports are rendered from the record alone, so a late note (forced tool use rejected by a
+        batch, nothing cached) must reach the header, not only the terminal.
+        """
+        extra = [note for note in notes if note not in self.header.notes]
+        update: dict[str, Any] = {"notes": [*self.header.notes, *extra]} if extra else {}
+        if tool_choice is not None and tool_choice != self.header.tool_choice:
+            update["tool_choice"] = tool_choice
+        if not update or self._stream is None:
+            return
+        self.close()
+        self.header = self.header.model_copy(update=update)
+        with self.path.open(encoding="utf-8") as source, atomic_write(self.path) as target:
+            source.readline()  # the old header
+            write_line(target, self.header)
+            for line in source:
+                target.write(line)
 
 
 def resume_from(
@@ -623,6 +643,9 @@ class Runner:
                 await self._run_concurrently(jobs, notes)
         finally:
             await self.provider.aclose()
+            self.writer.amend(
+                notes=self.outcome.notes, tool_choice="auto_instructed" if self.forced_rejected else None
+            )
             self.writer.close()
             if self.progress is not None:
                 self.progress.close()
@@ -631,18 +654,28 @@ class Runner:
         return self.outcome
 
     async def _run_concurrently(self, jobs: Sequence[Job], notes: Sequence[str]) -> None:
-        pending: Iterator[Job] = iter(jobs)
         if self.provider.uses_network and jobs:
-            # Warm-up: one request alone writes the cache and learns whether forced tool use works.
+            # Warm-up: one request alone writes the cache and learns whether forced tool use works,
+            # so it is the first job that would force a tool call, if there is one.
+            first = next(
+                (
+                    index
+                    for index, job in enumerate(jobs)
+                    if self.provider.mode_for(job.fixture, forced_rejected=False) == "forced"
+                ),
+                0,
+            )
+            warm_up, pending = jobs[first], iter([*jobs[:first], *jobs[first + 1 :]])
             self._held = []
             try:
-                await self.process(next(pending))
+                await self.process(warm_up)
             finally:
                 held, self._held = self._held, None
                 self.writer.start([*notes, *self.outcome.notes])
                 for result in held:
                     self.writer.write(result)
         else:
+            pending = iter(jobs)
             self.writer.start(notes)
 
         async def worker() -> None:

@@ -272,6 +272,24 @@ def test_a_model_that_rejects_forced_tool_use_is_detected_once_and_run_with_auto
     assert first.attempts == 2  # the rejected request and its auto retry
 
 
+def test_the_warm_up_is_a_select_fixture_so_a_rejection_is_found_before_the_header_is_written(
+    tmp_path: Path, fake: FakeAnthropic, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
+) -> None:
+    fake.forced_rejecting.add("claude-sonnet-5-5")
+    refuse = [fixture for fixture in helpdesk_fixtures if fixture.kind != "select"][:2]
+    fixtures = [*refuse, *[fixture for fixture in helpdesk_fixtures if fixture.kind == "select"][:10]]
+    run = run_fixtures(
+        tmp_path, anthropic_for(fake, helpdesk_catalog, model="claude-sonnet-5-5"), fixtures, concurrency=4
+    )
+
+    forced = [request for request in fake.model_requests() if request.json["tool_choice"]["type"] == "any"]
+    assert len(forced) == 1 and fake.model_requests()[0].json["tool_choice"]["type"] == "any"
+    assert run.outcome.complete
+    header = read_results(run.path).header
+    assert any("rejects forced tool use" in note for note in header.notes)
+    assert header.tool_choice == "auto_instructed"
+
+
 def test_a_model_known_to_reject_forced_tool_use_is_never_sent_one(
     tmp_path: Path, fake: FakeAnthropic, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
 ) -> None:

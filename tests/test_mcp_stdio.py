@@ -8,12 +8,17 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from catalog_helpers import PYTHON, SERVERS, independent_listing, python_server, write_config
 from mcp_evals import ServerError, extract_catalog
 from mcp_evals._mcp import server_environment
+from mcp_evals.catalog import load_catalog
+from mcp_evals.cli.catalog_cmd import printable
 from mcp_evals.config import ServerConfig
 from mcp_evals.errors import ConfigError
+from servers.paging_server import AWKWARD_NAMES
+from validate_helpers import run_main
 
 
 def test_a_paginating_server_yields_every_tool(tmp_path: Path) -> None:
@@ -164,3 +169,46 @@ def test_the_cli_summary_shows_servers_tools_and_renamed_names(tmp_path: Path, r
     assert "do not fit the model APIs" in result.stdout
     assert "  files.read -> files_read" in result.stdout
     assert "3 tools in 1 areas from 1 server(s); catalog hash " in result.stdout
+
+
+def test_awkward_names_go_through_catalog_snapshot_and_validate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = [*AWKWARD_NAMES, "tool_006"]
+    server = python_server("paging_server.py", "--tools", "7", "--page-size", "3", "--awkward-names")
+    config = write_config(
+        tmp_path,
+        [{"name": "odd", **server}],
+        areas={"international": ["résumé_*", "検索"], "paths": ["files/*", "tickets.search"]},
+        fixtures="fixtures.yaml",
+        validation={"require_all_tools": True},
+    )
+    fixtures = [
+        {
+            "id": f"f{index}",
+            "query": f"please run number {index}",
+            "expected_tool": name,
+            "expected_args": {"value": 1},
+        }
+        for index, name in enumerate(names)
+    ]
+    (tmp_path / "fixtures.yaml").write_text(yaml.safe_dump(fixtures, allow_unicode=True), "utf-8")
+    snapshot = tmp_path / "catalog.json"
+
+    listed = run_main(capsys, "catalog", "--config", config.path, "--out", snapshot)
+    assert listed.code == 0, listed.err
+    catalog = load_catalog(snapshot)
+    assert catalog.tool_names == names  # every page, in order, names untouched
+    assert catalog.area_by_name["検索"] == "international"
+    for name in names:
+        provider_name = catalog.names.provider(name)
+        assert re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", provider_name)
+        assert catalog.names.mcp(provider_name) == name
+        assert f"{printable(name, 80)} -> {provider_name}" in listed.out or name == provider_name
+
+    for source in ((), ("--catalog", snapshot)):
+        checked = run_main(capsys, "validate", "--config", config.path, *source)
+        assert checked.code == 0, checked.out + checked.err
+        assert "7 of 7 tools covered" in checked.out
+        assert "[area-not-explicit] tool 'send message'" in checked.out
+        assert "unknown-tool" not in checked.out

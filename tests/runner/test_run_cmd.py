@@ -36,6 +36,7 @@ def test_a_paid_provider_asked_for_without_its_key_skips_with_instructions(
     result = cli("run", "--config", project.config, "--provider", "anthropic", "--results", project.results)
     assert result.code == 0
     assert "ANTHROPIC_API_KEY is not set" in result.err and "secrets.ANTHROPIC_API_KEY" in result.err
+    assert "mcp-evals run --provider anthropic --dry" in result.err  # plain --dry would be the baseline's
     assert not project.results.exists()
 
 
@@ -132,6 +133,10 @@ def test_dry_without_a_key_estimates_locally_and_sends_nothing(
     for row in ("without caching", "with caching", "with --batch", "with --batch and caching"):
         assert f"  {row} " in result.out
     assert not project.results.exists()
+
+    result = cli("run", "--config", project.config, "--provider", "openai", "--model", "gpt-5.4", "--dry")
+    assert result.code == 0, result.err
+    assert "  with caching " in result.out and "--batch" not in result.out  # batches are Anthropic's
 
 
 def test_dry_with_a_key_counts_tokens_for_free_and_sends_no_message(

@@ -112,7 +112,7 @@ def missing_key_message(choice: Choice) -> str:
         f"    export {variable}=…            # locally\n"
         f"    env: {{{variable}: ${{{{ secrets.{variable} }}}}}}   # in a GitHub Actions step\n"
         "  Or run the free lexical baseline: mcp-evals run --provider lexical\n"
-        "  Or estimate the cost first, without a key: mcp-evals run --dry"
+        f"  Or estimate the cost first, without a key: mcp-evals run --provider {choice.name} --dry"
     )
 
 
@@ -475,12 +475,12 @@ def dry_run(
     estimate = estimate_cost(
         price, prefix_tokens=prefix_tokens, other_tokens=other, max_tokens=provider.settings.max_tokens
     )
-    rows = [
-        ("without caching", estimate.without_caching),
-        ("with caching", estimate.with_caching),
-        ("with --batch", estimate.batch(estimate.without_caching)),
-        ("with --batch and caching", estimate.batch(estimate.with_caching)),
-    ]
+    rows = [("without caching", estimate.without_caching), ("with caching", estimate.with_caching)]
+    if isinstance(provider, AnthropicProvider):  # Message Batches are Anthropic's
+        rows += [
+            ("with --batch", estimate.batch(estimate.without_caching)),
+            ("with --batch and caching", estimate.batch(estimate.with_caching)),
+        ]
     per_answer = estimate.output_tokens // max(1, len(other))
     click.echo(
         f"estimated cost (prices as of {prices_as_of()}; output assumed {per_answer} tokens per answer):"

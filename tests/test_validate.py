@@ -81,8 +81,11 @@ def test_an_unknown_tool_reads_as_a_rename() -> None:
     assert [p.message for p in only(problems, "unknown-tool")] == [
         "tool 'get_ticket' is not in the catalog — did you mean 'fetch_ticket'?"
     ]
-    # the new name is no fixture's yet
-    assert [p.message.split(" (")[0] for p in only(problems, "uncovered-tool")] == ["tool 'fetch_ticket'"]
+    # the new name is no fixture's yet, and says where its fixtures went
+    assert [p.message for p in only(problems, "uncovered-tool")] == [
+        "tool 'fetch_ticket' (area 'helpdesk') has no fixture; probably renamed from 'get_ticket', "
+        "which fixtures still expect (see unknown-tool)"
+    ]
 
 
 def test_a_rename_to_a_less_similar_name_is_still_suggested_when_it_is_uncovered() -> None:

@@ -254,6 +254,7 @@ class _Checker:
         self.area_names = _Suggester(self.known_areas)
         self.pattern_names = _Suggester(options.min_per_pattern)
         self.uncovered: list[str] = []  # tools no fixture expects: the likely new names of renamed ones
+        self.renamed_from: dict[str, list[str]] = defaultdict(list)  # uncovered name -> unknown names
         self.schemas = _SchemaChecks()
 
     # -- reporting -------------------------------------------------------------------------------
@@ -338,12 +339,16 @@ class _Checker:
         for name in counts:
             tool = self.tools.get(name)
             if tool is None:
+                suggestions = self.tool_names(name, self.uncovered)
+                for suggestion in suggestions:
+                    if suggestion in self.uncovered and name not in self.renamed_from[suggestion]:
+                        self.renamed_from[suggestion].append(name)
                 self.fixture_problem(
                     fixture,
                     "unknown-tool",
                     f"tool {name!r} is not in the catalog"
                     + (
-                        _did_you_mean(self.tool_names(name, self.uncovered))
+                        _did_you_mean(suggestions)
                         or f" ({_plural(len(self.tools), 'tool')}; `mcp-evals catalog` lists them)"
                     ),
                 )
@@ -452,11 +457,18 @@ class _Checker:
             have = per_tool[tool.name]
             if have == 0:
                 why = "`validation.require_all_tools` is on" if options.require_all_tools else None
+                old_names = self.renamed_from.get(tool.name)
+                advice = (
+                    f"; probably renamed from {_quoted_list(old_names)}, which fixtures still expect "
+                    "(see unknown-tool)"
+                    if old_names
+                    else "; add one, or list it in `exclude_tools` if users never ask for it"
+                )
                 self.set_problem(
                     "uncovered-tool",
                     f"tool {tool.name!r} (area {tool.area!r}) has no fixture"
                     + (f" and {why}" if why else "")
-                    + "; add one, or list it in `exclude_tools` if users never ask for it",
+                    + advice,
                     severity,
                     config_key=("validation", "require_all_tools") if why else None,
                 )

@@ -671,8 +671,8 @@ def score_results(
         )
 
     baseline_only = header.baseline_only or header.provider == "lexical"
-    if baseline_only:
-        notes.append("Lexical baseline: it fills no arguments, so only the tool choice is scored.")
+    if baseline_only:  # every report says so in its own words, first; the runner's note would repeat it
+        notes = [note for note in notes if not note.lower().startswith("lexical baseline")]
     shards = header.shard.split("+") if header.shard else []
     if len(shards) == 1:
         notes.append(f"This report covers shard {shards[0]} only; merge the shards for the whole run.")

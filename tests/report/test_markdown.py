@@ -12,7 +12,7 @@ from mcp_evals.report.markdown import GITHUB_SUMMARY_LIMIT, size_in_chars
 from mcp_evals.results import Results
 from mcp_evals.score import Scorecard, score_results
 
-from .records import answer, call, catalog, header, tool
+from .records import answer, call, catalog, header, helpdesk_results, tool
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +67,28 @@ def test_small_reports_are_not_shortened() -> None:
         "## 🟢 mcp-evals: deprioritize refactor — top-1 100.0% (95% CI 20.7%–100.0%) · "
         "anthropic/claude-opus-4-8"
     )
+
+
+def lexical_results() -> Results:
+    """The fixed run as the lexical baseline, with the note the runner writes into its header."""
+    results = helpdesk_results()
+    results.header = results.header.model_copy(
+        update={
+            "provider": "lexical",
+            "model": "bm25",
+            "baseline_only": True,
+            "notes": ["lexical baseline (BM25 over tool names and descriptions, not a model): advisory"],
+        }
+    )
+    return results
+
+
+def test_the_lexical_baseline_says_what_it_is_once_without_argument_noise() -> None:
+    text = render_markdown(score_results(lexical_results()))
+    first, _, body = text.partition("\n")
+    assert "lexical baseline: advisory, never gates" in first
+    assert body.count("never gates") == 1 and body.lower().count("lexical baseline") == 1  # the callout
+    assert "only the tool choice is scored" in body
+    # It fills no arguments: no argument accuracy, no weights, no argument JSON in the failing table.
+    assert "Arguments (of correct calls" not in body and "**Weighted score** (tool choice only" in body
+    assert "{&quot;" not in body

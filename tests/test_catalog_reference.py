@@ -21,8 +21,8 @@ from catalog_helpers import (
     node_server,
     write_config,
 )
-from conftest import HELPDESK, RunCli
-from mcp_evals import Catalog, extract_catalog, load_catalog
+from conftest import EXAMPLES, HELPDESK, RunCli
+from mcp_evals import Catalog, extract_catalog, load_catalog, load_config
 
 # name -> (command, args); the filesystem server gets a folder of its own at run time.
 REFERENCE = {
@@ -132,3 +132,20 @@ def test_renaming_a_tool_in_the_example_shows_as_a_rename(tmp_path: Path, run_cl
     assert result.returncode == 1
     assert f"~ {old_name} -> {old_name}_v2  (same description)" in result.stdout
     assert "1 change(s)" in result.stdout
+
+
+def test_the_typescript_example_equals_its_listing_and_passes_validate(run_cli: RunCli) -> None:
+    folder = EXAMPLES / "notes-ts"
+    entry = folder / "dist" / "index.js"
+    if not entry.exists():
+        pytest.skip(f"{entry} is missing: run `npm ci && npm run build` in {folder}")
+    reference = independent_listing("node", [str(entry)], cwd=folder)
+    result = run_cli("validate", "--format", "json", cwd=folder)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["ok"] and report["errors"] == 0 and report["warnings"] == 0
+    assert report["coverage"]["covered_tools"] == report["coverage"]["tools"] == len(reference["tools"])
+    catalog = extract_catalog(load_config(folder / "mcp-evals.yaml"))
+    published = [model_view(tool) for tool in reference["tools"]]
+    assert [model_view(tool) for tool in catalog.servers[0].tools] == published
+    assert catalog.hash == report["catalog_hash"]

@@ -98,6 +98,13 @@ def test_a_missing_working_directory_is_named(tmp_path: Path) -> None:
     assert "working directory" in str(error) and "does not exist" in str(error)
 
 
+def test_an_unbuilt_server_says_which_file_is_missing(tmp_path: Path) -> None:
+    error = extract_error(tmp_path, {"command": PYTHON, "args": ["-u", "dist/server.py"]})
+    assert "server 'broken': exited with exit code 2" in str(error)
+    assert error.hint is not None
+    assert error.hint.startswith(f"'dist/server.py' does not exist in {tmp_path}: build the server first")
+
+
 def test_a_server_that_exits_at_once_shows_its_exit_code_and_stderr(tmp_path: Path) -> None:
     error = extract_error(tmp_path, python_server("broken_server.py", "exit"))
     text = str(error)

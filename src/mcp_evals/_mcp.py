@@ -21,6 +21,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -228,7 +229,7 @@ class _StdioServer:
 @asynccontextmanager
 async def _spawn(server: ServerConfig, config: Config) -> AsyncIterator[_StdioServer]:
     assert server.command is not None
-    cwd = config.resolve(server.cwd) if server.cwd else config.base_dir
+    cwd = _working_directory(server, config)
     if not cwd.is_dir():
         raise ServerError(server.name, f"working directory {str(cwd)!r} does not exist", hint="fix `cwd:`")
     env = server_environment(server)
@@ -337,13 +338,39 @@ async def _list_stdio(server: ServerConfig, config: Config) -> ServerInfo:
         )
     code = spawned.process.returncode
     if code is not None and _is_connection_closed(failure):
+        missing = _missing_file_argument(server, config)
+        if missing is not None:
+            hint: str | None = (
+                f"{missing!r} does not exist in {_working_directory(server, config)}: "
+                "build the server first (e.g. `npm run build`), or fix `args:` / `cwd:`"
+            )
+        else:
+            hint = None if tail else "run the command by hand to see why it stops"
         raise ServerError(
             server.name,
             f"exited with {_describe_exit(code)} during {progress.stage}",
             stderr_tail=tail,
-            hint=None if tail else "run the command by hand to see why it stops",
+            hint=hint,
         )
     raise ServerError(server.name, f"{progress.stage} failed: {_describe(failure)}", stderr_tail=tail)
+
+
+def _working_directory(server: ServerConfig, config: Config) -> Path:
+    return config.resolve(server.cwd) if server.cwd else config.base_dir
+
+
+# An argument ending like this names a script the server runs, e.g. `node dist/index.js`.
+_SCRIPT_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".py", ".jar")
+
+
+def _missing_file_argument(server: ServerConfig, config: Config) -> str | None:
+    """The first script argument that does not exist: the usual reason a server exits at once."""
+    cwd = _working_directory(server, config)
+    for argument in server.args:
+        script = argument.lower().endswith(_SCRIPT_SUFFIXES) and not argument.startswith("-")
+        if script and not (cwd / Path(argument).expanduser()).exists():
+            return argument
+    return None
 
 
 def _describe_exit(code: int) -> str:

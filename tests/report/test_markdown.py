@@ -92,3 +92,24 @@ def test_the_lexical_baseline_says_what_it_is_once_without_argument_noise() -> N
     # It fills no arguments: no argument accuracy, no weights, no argument JSON in the failing table.
     assert "Arguments (of correct calls" not in body and "**Weighted score** (tool choice only" in body
     assert "{&quot;" not in body
+
+
+def test_only_the_top_confusion_pairs_are_listed() -> None:
+    tools = [tool(f"tool_{i:02d}", "tickets") for i in range(20)]
+    fixtures = [Fixture(id=f"f{i:02d}", query=f"q{i}", expected_tool=f"tool_{i:02d}") for i in range(15)]
+    fixtures += [Fixture(id=f"often-{i}", query=f"often {i}", expected_tool="tool_19") for i in range(3)]
+    run = header(catalog(*tools), fixtures)
+    rows = [answer(run, f"f{i:02d}", call(f"tool_{i + 1:02d}")) for i in range(15)]
+    rows += [answer(run, f"often-{i}", call("tool_00")) for i in range(3)]
+    text = render_markdown(score_results(Results(run, rows)))
+    section = text.split("### Confusion pairs", 1)[1].split("<details>", 1)[0]
+    pair_rows = [line for line in section.splitlines() if line.startswith("| <code>")]
+    assert len(pair_rows) == 10 and "tool\\_19" in pair_rows[0] and "| 3 |" in pair_rows[0]
+    assert "… 6 more pairs (see the JSON or HTML report)" in section
+
+
+def test_a_right_tool_with_wrong_arguments_reads_as_such() -> None:
+    text = render_markdown(score_results(helpdesk_results()))
+    failing = text.split("Failing fixtures", 1)[1].split("</details>", 1)[0]
+    row = next(line for line in failing.splitlines() if line.startswith("| <code>close-42</code>"))
+    assert "| right tool, wrong arguments |" in row and "correct call" not in row

@@ -91,6 +91,13 @@ def outcome_label(outcome: str) -> str:
     return OUTCOME_LABELS.get(outcome, outcome)
 
 
+def fixture_outcome(fixture: FixtureScore) -> str:
+    """The fixture's outcome for a reader: a right tool that fails on its arguments says so."""
+    if fixture.outcome == "correct_call" and fixture.passed is False:
+        return "right tool, wrong arguments"
+    return outcome_label(fixture.outcome)
+
+
 def expected_label(fixture: FixtureScore) -> list[str]:
     return list(fixture.expected_tools) if fixture.kind == "select" else [f"({fixture.kind})"]
 
@@ -103,6 +110,7 @@ HELPERS: dict[str, Callable[..., Any]] = {
     "number": number,
     "money": money,
     "outcome_label": outcome_label,
+    "fixture_outcome": fixture_outcome,
     "expected_label": expected_label,
     "arguments_text": arguments_text,
 }

@@ -19,6 +19,8 @@ GITHUB_COMMENT_LIMIT = 65_536
 GITHUB_SUMMARY_LIMIT = 1024 * 1024
 DEFAULT_MAX_CHARS = 65_000
 MAX_CHART_BARS = 30
+# The top pairs are what to fix first; a long tail of one-off pairs is noise in a PR comment.
+MAX_CONFUSION_PAIRS = 10
 # Row limits tried in turn until the report fits; None = every row.
 _LEVELS: tuple[int | None, ...] = (None, 200, 100, 50, 20, 10, 5, 0)
 
@@ -46,6 +48,7 @@ def _context(
     state, top1, by = verdict_parts(scorecard, comparison)
     chart = [area for area in scorecard.areas if area.accuracy.value is not None][:MAX_CHART_BARS]
     failing = failing_fixtures(scorecard)
+    pair_limit = MAX_CONFUSION_PAIRS if limit is None else min(limit, MAX_CONFUSION_PAIRS)
     return {
         "s": scorecard,
         "c": comparison,
@@ -61,7 +64,7 @@ def _context(
         "chart_hidden": max(
             0, len([a for a in scorecard.areas if a.accuracy.value is not None]) - MAX_CHART_BARS
         ),
-        "pairs": take(scorecard.confusion_pairs, None if limit is None else min(limit, 50)),
+        "pairs": take(scorecard.confusion_pairs, pair_limit),
         "tools": take(scorecard.tools, limit),
         "flaky": take(scorecard.flaky, limit),
         "errors": take(list(scorecard.errors_by_kind.items()), None if limit is None else max(limit, 5)),

@@ -228,3 +228,28 @@ def test_md_block_cannot_be_closed_from_inside() -> None:
 
 def test_xml_text_drops_characters_xml_cannot_hold() -> None:
     assert xml_text("a\x00b\x1bc\ud800d") == "abcd"
+
+
+def test_the_mermaid_chart_survives_hostile_area_names() -> None:
+    areas = [
+        'a "quoted" area',
+        "brackets [x], (y)",
+        "new\nline\n    bar [1, 2]\n```",
+        "%%{init: {'theme': 'dark'}}%%",
+        "ações",
+        "知识库",
+        "long area name that goes on and on, first",
+        "long area name that goes on and on, second",
+    ]
+    tools = [tool(f"t{index}", area) for index, area in enumerate(areas)]
+    fixtures = [Fixture(id=f"f{index}", query="q", expected_tool=f"t{index}") for index in range(len(areas))]
+    run = header(catalog(*tools), fixtures)
+    text = render_markdown(score_results(Results(run, [answer(run, f.id, call("t0")) for f in fixtures])))
+    chart = text.split("```mermaid\n", 1)[1].split("\n```\n", 1)[0].splitlines()
+    assert [line.split()[0] for line in chart] == ["xychart-beta", "title", "x-axis", "y-axis", "bar"]
+    axis = re.fullmatch(r'    x-axis \[("[^"\n`%{}\[\]]*"(?:, "[^"\n`%{}\[\]]*")*)\]', chart[2])
+    assert axis, chart[2]
+    labels = re.findall(r'"([^"]*)"', axis.group(1))
+    assert len(labels) == len(set(labels)) == len(areas)  # one bar each, told apart
+    assert {"ações", "知识库"} <= set(labels) and all(len(label) <= 24 for label in labels)
+    assert re.fullmatch(r"    bar \[\d+\.\d(, \d+\.\d){7}\]", chart[4]) and chart[4].count("100.0") == 1

@@ -129,9 +129,7 @@ def environment(kind: str) -> jinja2.Environment:
     )
     env.globals.update(HELPERS)
     if kind == "markdown":
-        env.filters.update(
-            md=escape.md_text, code=escape.md_code, block=escape.md_block, mermaid=escape.mermaid_label
-        )
+        env.filters.update(md=escape.md_text, code=escape.md_code, block=escape.md_block)
     else:
         env.filters.update(text=escape.html_text)
     return env

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 
 from markupsafe import Markup
 
@@ -29,7 +30,9 @@ _ISSUE_REF = re.compile(r"#(?=\d)")
 _COMMENT_OPEN = re.compile(r"<!")
 # GitHub turns bare URLs into links; untrusted text stays unclickable (no phishing links in a comment).
 _AUTOLINK = re.compile(r"(?i)(:)(?=//)|\b(www)(?=\.)")
-_MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9 _./()-]")
+# Letters and digits of any script stay (an area may be "ações" or "知识库"); everything that could
+# end the quoted label, the list, the line or the code fence becomes "_".
+_MERMAID_UNSAFE = re.compile(r"[^\w ./()-]")
 
 
 def clean(text: object, *, keep_newlines: bool = True) -> str:
@@ -75,9 +78,25 @@ def md_block(text: object, limit: int | None = 2000, info: str = "text") -> Mark
 
 
 def mermaid_label(text: object, limit: int = 24) -> Markup:
-    """A quoted Mermaid label with only harmless characters."""
-    value = _MERMAID_UNSAFE.sub("_", clean(text, keep_newlines=False))[:limit] or "_"
+    """A quoted Mermaid label with only harmless characters, cut to ``limit`` with an ellipsis."""
+    value = _MERMAID_UNSAFE.sub("_", clean(text, keep_newlines=False)) or "_"
+    if len(value) > limit:
+        value = value[: limit - 1].rstrip() + "…"
     return Markup(f'"{value}"')
+
+
+def mermaid_labels(texts: Sequence[object], limit: int = 24) -> list[Markup]:
+    """Labels for one chart axis: each safe (``mermaid_label``), and told apart when they collide."""
+    labels: list[Markup] = []
+    seen: set[str] = set()
+    for text in texts:
+        label, number = mermaid_label(text, limit), 1
+        while label in seen:
+            number += 1
+            label = Markup(f'{mermaid_label(text, limit - len(str(number)) - 1)[:-1]} {number}"')
+        seen.add(label)
+        labels.append(label)
+    return labels
 
 
 def plain(text: object, limit: int | None = 200) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 from ..baseline import BaselineComparison
 from ..score import Scorecard
 from .common import environment, failing_fixtures, take
+from .escape import mermaid_labels
 from .verdict import exit_code, verdict_parts
 
 GITHUB_COMMENT_LIMIT = 65_536
@@ -61,6 +62,7 @@ def _context(
         "failing": take(failing, limit),
         "areas": take(scorecard.areas, None if limit is None else max(limit, 10)),
         "chart": chart if len(chart) >= 2 and not minimal else [],
+        "chart_labels": mermaid_labels([area.area for area in chart]),
         "chart_hidden": max(
             0, len([a for a in scorecard.areas if a.accuracy.value is not None]) - MAX_CHART_BARS
         ),

@@ -163,7 +163,8 @@ def _quoted_list(names: Sequence[str], conjunction: str = "or") -> str:
     return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} {conjunction} {quoted[-1]}"
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
+    """``1 tool``, ``2 tools``: for counts in messages and summaries."""
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
@@ -349,7 +350,7 @@ class _Checker:
                     f"tool {name!r} is not in the catalog"
                     + (
                         _did_you_mean(suggestions)
-                        or f" ({_plural(len(self.tools), 'tool')}; `mcp-evals catalog` lists them)"
+                        or f" ({plural(len(self.tools), 'tool')}; `mcp-evals catalog` lists them)"
                     ),
                 )
             elif name in self.excluded:
@@ -407,12 +408,18 @@ class _Checker:
                 self.fixture_problem(fixture, rule, f"expected_args.{argument}: {message}")
 
     def check_set(self, fixtures: Sequence[Fixture]) -> None:
+        self.check_size(len(fixtures))
+        per_tool, per_pattern, covered_areas = self.tally(fixtures)
+        self.check_areas_covered(covered_areas)
+        self.check_tools_covered(per_tool, per_pattern)
+        self.check_config_patterns()
+
+    def check_size(self, count: int) -> None:
         options = self.options
-        count = len(fixtures)
         if count < options.min_fixtures:
             self.set_problem(
                 "too-few-fixtures",
-                f"{_plural(count, 'fixture')}; `validation.min_fixtures` asks for at least "
+                f"{plural(count, 'fixture')}; `validation.min_fixtures` asks for at least "
                 f"{options.min_fixtures}",
                 config_key=("validation", "min_fixtures"),
             )
@@ -421,11 +428,13 @@ class _Checker:
         if options.max_fixtures is not None and count > options.max_fixtures:
             self.set_problem(
                 "too-many-fixtures",
-                f"{_plural(count, 'fixture')}; `validation.max_fixtures` allows at most "
+                f"{plural(count, 'fixture')}; `validation.max_fixtures` allows at most "
                 f"{options.max_fixtures}",
                 config_key=("validation", "max_fixtures"),
             )
 
+    def tally(self, fixtures: Sequence[Fixture]) -> tuple[Counter[str], dict[str, Counter[str]], set[str]]:
+        """Fixtures per known tool, per tool and pattern, and the known areas they cover."""
         per_tool: Counter[str] = Counter()
         per_pattern: dict[str, Counter[str]] = defaultdict(Counter)
         covered_areas: set[str] = set()
@@ -438,18 +447,23 @@ class _Checker:
             area = fixture_area(fixture, self.area_by_name)
             if area is not None and area in self.known_areas:
                 covered_areas.add(area)
+        return per_tool, per_pattern, covered_areas
 
+    def check_areas_covered(self, covered_areas: set[str]) -> None:
+        options = self.options
         if len(covered_areas) < options.min_areas:
             missing = sorted(set(self.catalog.areas) - covered_areas)
             self.set_problem(
                 "min-areas",
-                f"the fixtures cover {_plural(len(covered_areas), 'area')}"
+                f"the fixtures cover {plural(len(covered_areas), 'area')}"
                 f"{' (' + ', '.join(sorted(covered_areas)) + ')' if covered_areas else ''}; "
                 f"`validation.min_areas` asks for {options.min_areas}"
                 + (f"; not covered: {', '.join(missing)}" if missing else ""),
                 config_key=("validation", "min_areas"),
             )
 
+    def check_tools_covered(self, per_tool: Counter[str], per_pattern: dict[str, Counter[str]]) -> None:
+        options = self.options
         severity: Severity = "error" if options.require_all_tools else "warning"
         for tool in sorted(self.catalog.tools, key=lambda tool: (tool.area, tool.name)):
             if tool.name in self.excluded:
@@ -476,7 +490,7 @@ class _Checker:
             if have < options.min_per_tool:
                 self.set_problem(
                     "min-per-tool",
-                    f"tool {tool.name!r} has {_plural(have, 'fixture')}; "
+                    f"tool {tool.name!r} has {plural(have, 'fixture')}; "
                     f"`validation.min_per_tool` asks for {options.min_per_tool}",
                     config_key=("validation", "min_per_tool"),
                 )
@@ -485,11 +499,13 @@ class _Checker:
                 if got < wanted:
                     self.set_problem(
                         "min-per-pattern",
-                        f"tool {tool.name!r} has {_plural(got, repr(pattern) + ' fixture')}; "
+                        f"tool {tool.name!r} has {plural(got, repr(pattern) + ' fixture')}; "
                         f"`validation.min_per_pattern.{pattern}` asks for {wanted}",
                         config_key=("validation", "min_per_pattern", pattern),
                     )
 
+    def check_config_patterns(self) -> None:
+        """`areas` and `exclude_tools` entries that match nothing, and tools `areas` does not place."""
         if self.areas:
             for tool in self.catalog.tools:
                 if not tool.area_explicit and tool.name not in self.excluded:

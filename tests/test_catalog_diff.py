@@ -136,7 +136,7 @@ def test_catalog_diff_prints_the_changes_and_exits_1(tmp_path: Path, run_cli: Ru
         in out
     )
     assert "* issue_refund: added parameter: `reason`" in out
-    assert "6 change(s)" in out
+    assert "6 changes" in out
 
 
 def test_catalog_diff_of_identical_snapshots_exits_0(tmp_path: Path, run_cli: RunCli) -> None:

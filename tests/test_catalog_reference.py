@@ -131,7 +131,7 @@ def test_renaming_a_tool_in_the_example_shows_as_a_rename(tmp_path: Path, run_cl
     result = run_cli("catalog", "diff", old_snapshot, new_snapshot)
     assert result.returncode == 1
     assert f"~ {old_name} -> {old_name}_v2  (same description)" in result.stdout
-    assert "1 change(s)" in result.stdout
+    assert "1 change" in result.stdout
 
 
 def test_the_typescript_example_equals_its_listing_and_passes_validate(run_cli: RunCli) -> None:

@@ -175,7 +175,7 @@ def test_the_cli_summary_shows_servers_tools_and_renamed_names(tmp_path: Path, r
     assert re.search(r"echo\s+toy\s+toy\s+2\s+1\s+Repeat the given text", result.stdout)
     assert "do not fit the model APIs" in result.stdout
     assert "  files.read -> files_read" in result.stdout
-    assert "3 tools in 1 areas from 1 server(s); catalog hash " in result.stdout
+    assert "3 tools in 1 area from 1 server; catalog hash " in result.stdout
 
 
 def test_awkward_names_go_through_catalog_snapshot_and_validate(

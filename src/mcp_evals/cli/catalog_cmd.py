@@ -12,6 +12,7 @@ import click
 from ..catalog import Catalog, extract_catalog, load_catalog, write_snapshot
 from ..catalog_diff import CatalogDiff, diff_catalogs
 from ..errors import EXIT_CHECK_FAILED, EXIT_OK
+from ..validate import plural
 from .common import config_option, read_config
 
 # Server-supplied text goes to a terminal: no escape sequences, no bidi tricks, one line.
@@ -78,13 +79,14 @@ def summary(catalog: Catalog, width: int | None = None) -> str:
     if renamed:
         lines += [
             "",
-            f"{len(renamed)} tool name(s) do not fit the model APIs (^[a-zA-Z0-9_-]{{1,64}}$); models see:",
+            f"{plural(len(renamed), 'tool name')} do not fit the model APIs (^[a-zA-Z0-9_-]{{1,64}}$); "
+            "models see:",
         ]
         lines += [f"  {printable(name, 80)} -> {safe}" for name, safe in sorted(renamed)]
     lines += [
         "",
-        f"{len(catalog.tools)} tools in {len(catalog.areas)} areas from {len(catalog.servers)} server(s); "
-        f"catalog hash {catalog.hash[:16]}",
+        f"{plural(len(catalog.tools), 'tool')} in {plural(len(catalog.areas), 'area')} "
+        f"from {plural(len(catalog.servers), 'server')}; catalog hash {catalog.hash[:16]}",
     ]
     return "\n".join(lines)
 
@@ -179,5 +181,5 @@ def render_diff(changes: CatalogDiff, old: Path | str = "old", new: Path | str =
         "other changes",
         [f"  * {printable(change.name)}: {', '.join(change.fields)}" for change in changes.other_changed],
     )
-    lines += ["", f"{changes.change_count} change(s)"]
+    lines += ["", plural(changes.change_count, "change")]
     return "\n".join(lines)

@@ -11,7 +11,7 @@ from ..annotations import annotation, in_github_actions
 from ..catalog import Catalog, extract_catalog, load_catalog
 from ..errors import EXIT_CHECK_FAILED, EXIT_OK, McpEvalsError
 from ..fixtures import load_fixtures
-from ..validate import Coverage, Problem, coverage, has_errors, locate_in_config, validate_fixtures
+from ..validate import Coverage, Problem, coverage, has_errors, locate_in_config, plural, validate_fixtures
 from .common import config_option, read_config
 
 
@@ -28,10 +28,6 @@ def _one_line(text: str) -> str:
     return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
-def _count(number: int, word: str) -> str:
-    return f"{number} {word}" if number == 1 else f"{number} {word}s"
-
-
 def summary_line(cover: Coverage, problems: list[Problem]) -> str:
     errors = sum(1 for problem in problems if problem.severity == "error")
     warnings = len(problems) - errors
@@ -39,11 +35,11 @@ def summary_line(cover: Coverage, problems: list[Problem]) -> str:
         f"{cover.kinds[kind]} {kind}" for kind in ("select", "refuse", "clarify") if kind in cover.kinds
     )
     parts = [
-        _count(cover.fixtures, "fixture") + (f" ({kinds})" if kinds else ""),
-        f"{cover.covered_tools} of {_count(cover.tools, 'tool')} covered"
+        plural(cover.fixtures, "fixture") + (f" ({kinds})" if kinds else ""),
+        f"{cover.covered_tools} of {plural(cover.tools, 'tool')} covered"
         + (f" ({cover.excluded_tools} excluded)" if cover.excluded_tools else ""),
-        f"{len(cover.covered_areas)} of {_count(len(cover.areas), 'area')} covered",
-        f"{_count(errors, 'error')}, {_count(warnings, 'warning')}",
+        f"{len(cover.covered_areas)} of {plural(len(cover.areas), 'area')} covered",
+        f"{plural(errors, 'error')}, {plural(warnings, 'warning')}",
     ]
     return ("FAILED: " if errors else "ok: ") + " · ".join(parts)
 

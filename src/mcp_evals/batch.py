@@ -27,7 +27,7 @@ import anyio
 
 from .files import atomic_write
 from .providers.anthropic import AnthropicProvider, classify
-from .providers.base import HttpRequest, Job, ProviderFailure, as_dict, json_body
+from .providers.base import HttpRequest, Job, ProviderFailure, as_dict, compact_json, json_body
 from .record import ErrorKind, FixtureResult, ToolChoiceMode
 from .runner import Runner, with_retries
 
@@ -45,10 +45,6 @@ class Submitted:
 
 def sidecar_path(results_path: Path) -> Path:
     return results_path.with_name(results_path.name + ".batches.json")
-
-
-def _dumps(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 class BatchRun:
@@ -93,7 +89,7 @@ class BatchRun:
             custom_id = f"r{self._serial}-{job.fixture.id[:40]}-s{job.sample}"
             custom_id = "".join(c if c.isalnum() or c in "-_" else "_" for c in custom_id)[:64]
             params = self.provider.body(job.fixture, mode_of[job])
-            entry = b'{"custom_id":' + _dumps(custom_id) + b',"params":' + params + b"}"
+            entry = b'{"custom_id":' + compact_json(custom_id) + b',"params":' + params + b"}"
             if batches[-1] and (len(batches[-1]) >= MAX_REQUESTS or size + len(entry) > MAX_BYTES):
                 batches.append([])
                 size = 0

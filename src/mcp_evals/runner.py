@@ -336,10 +336,10 @@ def make_header(
     )
 
 
-async def with_retries(policy: RetryPolicy, call: Callable[[], Awaitable[T]]) -> T:
-    """Await ``call()``, retrying transient ProviderFailures by ``policy`` (for one-off calls)."""
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.max_attempts),
+def retrying(policy: RetryPolicy, *also_stop: stop_base) -> AsyncRetrying:
+    """Tenacity for transient ProviderFailures: ``policy``'s attempts and waits, fatal ones raised."""
+    return AsyncRetrying(
+        stop=stop_any(stop_after_attempt(policy.max_attempts), *also_stop),
         wait=lambda state: policy.wait(
             state.attempt_number, state.outcome.exception() if state.outcome else None
         ),
@@ -347,7 +347,11 @@ async def with_retries(policy: RetryPolicy, call: Callable[[], Awaitable[T]]) ->
         sleep=anyio.sleep,
         reraise=True,
     )
-    async for attempt in retrying:
+
+
+async def with_retries(policy: RetryPolicy, call: Callable[[], Awaitable[T]]) -> T:
+    """Await ``call()``, retrying transient ProviderFailures by ``policy`` (for one-off calls)."""
+    async for attempt in retrying(policy):
         with attempt:
             return await call()
     raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
@@ -524,17 +528,7 @@ class Runner:
     # -- one request ---------------------------------------------------------------------------
 
     async def _attempts(self, job: Job, mode: ToolChoiceMode | None, counter: list[int]) -> Answer:
-        policy = self.settings.retry
-        retrying = AsyncRetrying(
-            stop=stop_any(stop_after_attempt(policy.max_attempts), _Stopping(self)),
-            wait=lambda state: policy.wait(
-                state.attempt_number, state.outcome.exception() if state.outcome else None
-            ),
-            retry=retry_if_exception(lambda error: isinstance(error, ProviderFailure) and error.transient),
-            sleep=anyio.sleep,
-            reraise=True,
-        )
-        async for attempt in retrying:
+        async for attempt in retrying(self.settings.retry, _Stopping(self)):
             with attempt:
                 counter[0] += 1
                 try:

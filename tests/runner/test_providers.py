@@ -126,7 +126,7 @@ def test_the_cached_prefix_is_byte_identical_across_fixtures_and_modes() -> None
         provider.build_request(SELECT, "auto_instructed").body,
     ]
     prefix = provider.cache_prefix()
-    tools, system = provider._prefix_parts()
+    tools, system = provider.prefix_parts
     for body in bodies:
         assert tools in body
         start = body.index(b'"tools":') + len(b'"tools":')

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from ..fixtures import Fixture
@@ -24,9 +24,10 @@ from .base import (
     Provider,
     ProviderFailure,
     as_dict,
+    compact_json,
     header,
+    http_failure,
     json_body,
-    parse_retry_after,
     status_verdict,
 )
 
@@ -49,19 +50,12 @@ _ERROR_TYPES: dict[str, tuple[ErrorKind, bool]] = {
 }
 
 
-def _dumps(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
 class AnthropicProvider(Provider):
     name: ClassVar = "anthropic"
     key_env_var: ClassVar = "ANTHROPIC_API_KEY"
     base_url_env_var: ClassVar = "ANTHROPIC_BASE_URL"
     default_base_url: ClassVar = "https://api.anthropic.com"
     label: ClassVar = "Anthropic Messages API"
-
-    _tools_json: bytes | None = None
-    _system_json: bytes | None = None
 
     # -- request ---------------------------------------------------------------------------------
 
@@ -89,13 +83,10 @@ class AnthropicProvider(Provider):
     def tool_definitions(self) -> list[dict[str, Any]]:
         tools: list[dict[str, Any]] = []
         for tool in self.catalog.tools:
-            schema = dict(tool.input_schema)
-            if "type" not in schema:
-                schema = {"type": "object", **schema}
             definition: dict[str, Any] = {"name": self.catalog.names.provider(tool.name)}
             if tool.description:
                 definition["description"] = tool.description
-            definition["input_schema"] = schema
+            definition["input_schema"] = self.input_schema(tool)
             tools.append(definition)
         if tools and self.caching:
             tools[-1]["cache_control"] = {"type": "ephemeral"}
@@ -107,35 +98,28 @@ class AnthropicProvider(Provider):
             block["cache_control"] = {"type": "ephemeral"}
         return [block]
 
-    def _prefix_parts(self) -> tuple[bytes, bytes]:
-        if self._tools_json is None or self._system_json is None:
-            self._tools_json = _dumps(self.tool_definitions())
-            self._system_json = _dumps(self.system_blocks())
-        return self._tools_json, self._system_json
-
-    def cache_prefix(self) -> bytes:
-        tools, system = self._prefix_parts()
-        return tools + system
+    def serialize_prefix(self) -> tuple[bytes, bytes]:
+        return compact_json(self.tool_definitions()), compact_json(self.system_blocks())
 
     def body(self, fixture: Fixture, mode: ToolChoiceMode | None) -> bytes:
         """The request body, assembled from pre-serialized parts so the cached prefix never changes."""
-        tools, system = self._prefix_parts()
+        tools, system = self.prefix_parts
         if mode == "auto_instructed":
-            system = system[:-1] + b"," + _dumps({"type": "text", "text": ONE_TOOL_INSTRUCTION}) + b"]"
+            system = system[:-1] + b"," + compact_json({"type": "text", "text": ONE_TOOL_INSTRUCTION}) + b"]"
         tool_choice: dict[str, Any] = {"type": "any" if mode == "forced" else "auto"}
         parts = [
-            b'{"model":' + _dumps(self.settings.model),
-            b'"max_tokens":' + _dumps(self.settings.max_tokens),
+            b'{"model":' + compact_json(self.settings.model),
+            b'"max_tokens":' + compact_json(self.settings.max_tokens),
         ]
         if self.sends_temperature:
-            parts.append(b'"temperature":' + _dumps(self.settings.temperature))
+            parts.append(b'"temperature":' + compact_json(self.settings.temperature))
         if self.catalog.tools:
             parts.append(b'"tools":' + tools)
         if self.system_prompt or mode == "auto_instructed":
             parts.append(b'"system":' + system)
         if self.catalog.tools:
-            parts.append(b'"tool_choice":' + _dumps(tool_choice))
-        parts.append(b'"messages":' + _dumps([{"role": "user", "content": fixture.query}]) + b"}")
+            parts.append(b'"tool_choice":' + compact_json(tool_choice))
+        parts.append(b'"messages":' + compact_json([{"role": "user", "content": fixture.query}]) + b"}")
         return b",".join(parts)
 
     def headers(self) -> dict[str, str]:
@@ -207,7 +191,9 @@ class AnthropicProvider(Provider):
         body = json.loads(request.body)
         body.pop("max_tokens", None)
         body.pop("temperature", None)
-        response = await self.send(HttpRequest("/v1/messages/count_tokens", _dumps(body), self.headers()))
+        response = await self.send(
+            HttpRequest("/v1/messages/count_tokens", compact_json(body), self.headers())
+        )
         if response.status_code != 200:
             raise self.classify_error(response.status_code, response.headers, response.content)
         data = json_body(response.content)
@@ -222,7 +208,7 @@ def classify(
     message: str,
     request_id: str | None,
     headers: Mapping[str, str] | None = None,
-    scrub: Any = None,
+    scrub: Callable[[str], str] | None = None,
 ) -> ProviderFailure:
     """Classify an Anthropic error (HTTP status + ``error.type`` + message)."""
     kind, transient = status_verdict(status)
@@ -234,22 +220,15 @@ def classify(
             kind, transient = "billing", False
         elif _FORCED.search(message):
             kind, transient, rejects_forced = "invalid_request", False, True
-    should_retry = header(headers or {}, "x-should-retry")
-    if should_retry == "true":
-        transient = True
-    elif should_retry == "false":
-        transient = False
-    text = f"HTTP {status}" + (f" {error_type}" if error_type else "") + (f": {message}" if message else "")
-    if request_id:
-        text += f" (request-id {request_id})"
-    if scrub is not None:
-        text = scrub(text)
-    return ProviderFailure(
-        kind,
-        text,
+    return http_failure(
+        status,
+        headers or {},
+        kind=kind,
         transient=transient,
-        retry_after=parse_retry_after(headers or {}),
-        status=status,
+        label=error_type,
+        message=message,
         request_id=request_id,
+        request_id_header="request-id",
         rejects_forced_tool_choice=rejects_forced,
+        scrub=scrub,
     )

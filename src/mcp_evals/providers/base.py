@@ -18,14 +18,15 @@ import email.utils
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any, ClassVar
 
 import httpx
 
-from ..catalog import Catalog
+from ..catalog import Catalog, Tool
 from ..errors import ConfigError
 from ..fixtures import Fixture
 from ..record import ErrorKind, ProviderName, ToolCall, ToolChoiceMode, Usage
@@ -206,6 +207,11 @@ def status_verdict(status: int) -> tuple[ErrorKind, bool]:
     return "invalid_request", False
 
 
+def compact_json(value: Any) -> bytes:
+    """The JSON bytes a request carries: compact and stable, so equal values are equal bytes."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
 def json_body(body: bytes) -> Any:
     try:
         return json.loads(body)
@@ -224,6 +230,37 @@ def header(headers: Mapping[str, str], name: str) -> str | None:
         if key.lower() == lowered:
             return value
     return None
+
+
+def http_failure(
+    status: int,
+    headers: Mapping[str, str],
+    *,
+    kind: ErrorKind,
+    transient: bool,
+    label: str,
+    message: str,
+    request_id: str | None,
+    request_id_header: str,
+    rejects_forced_tool_choice: bool = False,
+    scrub: Callable[[str], str] | None = None,
+) -> ProviderFailure:
+    """A classified HTTP error: ``x-should-retry`` has the last word, ``retry-after`` the wait."""
+    should_retry = header(headers, "x-should-retry")
+    if should_retry in ("true", "false"):
+        transient = should_retry == "true"
+    text = f"HTTP {status}" + (f" {label}" if label else "") + (f": {message}" if message else "")
+    if request_id:
+        text += f" ({request_id_header} {request_id})"
+    return ProviderFailure(
+        kind,
+        scrub(text) if scrub is not None else text,
+        transient=transient,
+        retry_after=parse_retry_after(headers),
+        status=status,
+        request_id=request_id,
+        rejects_forced_tool_choice=rejects_forced_tool_choice,
+    )
 
 
 class Provider(ABC):
@@ -272,9 +309,23 @@ class Provider(ABC):
         """Whether requests mark a cacheable prefix (the runner warms the cache with one request first)."""
         return False
 
+    def serialize_prefix(self) -> tuple[bytes, bytes]:
+        """(tools, system) as the request carries them: the part that is the same for every fixture."""
+        return b"", b""
+
+    @cached_property
+    def prefix_parts(self) -> tuple[bytes, bytes]:
+        """``serialize_prefix`` once per run, so the cached prefix is byte-identical across fixtures."""
+        return self.serialize_prefix()
+
     def cache_prefix(self) -> bytes:
-        """The serialized part of every request that is the same for all fixtures (tools + system)."""
-        return b""
+        tools, system = self.prefix_parts
+        return tools + system
+
+    def input_schema(self, tool: Tool) -> dict[str, Any]:
+        """The tool's input schema as published; APIs need ``type: object``, so it is added if missing."""
+        schema = dict(tool.input_schema)
+        return schema if "type" in schema else {"type": "object", **schema}
 
     # -- HTTP --------------------------------------------------------------------------------------
 

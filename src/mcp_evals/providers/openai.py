@@ -23,9 +23,10 @@ from .base import (
     Provider,
     ProviderFailure,
     as_dict,
+    compact_json,
     header,
+    http_failure,
     json_body,
-    parse_retry_after,
     status_verdict,
 )
 
@@ -35,19 +36,12 @@ _REASONING = re.compile(r"^(?:gpt-5|o\d)")
 _BILLING_CODES = {"insufficient_quota", "billing_hard_limit_reached", "billing_not_active"}
 
 
-def _dumps(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
 class OpenAIProvider(Provider):
     name: ClassVar = "openai"
     key_env_var: ClassVar = "OPENAI_API_KEY"
     base_url_env_var: ClassVar = "OPENAI_BASE_URL"
     default_base_url: ClassVar = "https://api.openai.com/v1"
     label: ClassVar = "OpenAI-compatible Chat Completions"
-
-    _tools_json: bytes | None = None
-    _system_json: bytes | None = None
 
     @property
     def reasoning_model(self) -> bool:
@@ -69,39 +63,30 @@ class OpenAIProvider(Provider):
             function: dict[str, Any] = {"name": self.catalog.names.provider(tool.name)}
             if tool.description:
                 function["description"] = tool.description
-            schema = dict(tool.input_schema)
-            if "type" not in schema:
-                schema = {"type": "object", **schema}
-            function["parameters"] = schema
+            function["parameters"] = self.input_schema(tool)
             tools.append({"type": "function", "function": function})
         return tools
 
-    def _prefix_parts(self) -> tuple[bytes, bytes]:
-        if self._tools_json is None or self._system_json is None:
-            self._tools_json = _dumps(self.tool_definitions())
-            self._system_json = _dumps({"role": "system", "content": self.system_prompt})
-        return self._tools_json, self._system_json
-
-    def cache_prefix(self) -> bytes:
-        tools, system = self._prefix_parts()
-        return tools + system
+    def serialize_prefix(self) -> tuple[bytes, bytes]:
+        system = {"role": "system", "content": self.system_prompt}
+        return compact_json(self.tool_definitions()), compact_json(system)
 
     def body(self, fixture: Fixture, mode: ToolChoiceMode | None) -> bytes:
-        tools, system = self._prefix_parts()
+        tools, system = self.prefix_parts
         messages = [system]
         if mode == "auto_instructed":
-            messages.append(_dumps({"role": "system", "content": ONE_TOOL_INSTRUCTION}))
-        messages.append(_dumps({"role": "user", "content": fixture.query}))
+            messages.append(compact_json({"role": "system", "content": ONE_TOOL_INSTRUCTION}))
+        messages.append(compact_json({"role": "user", "content": fixture.query}))
         limit_key = "max_completion_tokens" if self.reasoning_model else "max_tokens"
         parts = [
-            b'{"model":' + _dumps(self.settings.model),
-            f'"{limit_key}":'.encode() + _dumps(self.settings.max_tokens),
+            b'{"model":' + compact_json(self.settings.model),
+            f'"{limit_key}":'.encode() + compact_json(self.settings.max_tokens),
         ]
         if self.settings.temperature is not None and not self.reasoning_model:
-            parts.append(b'"temperature":' + _dumps(self.settings.temperature))
+            parts.append(b'"temperature":' + compact_json(self.settings.temperature))
         parts += [
             b'"tools":' + tools,
-            b'"tool_choice":' + _dumps("required" if mode == "forced" else "auto"),
+            b'"tool_choice":' + compact_json("required" if mode == "forced" else "auto"),
             b'"messages":[' + b",".join(messages) + b"]}",
         ]
         return b",".join(parts)
@@ -170,19 +155,15 @@ class OpenAIProvider(Provider):
             kind, transient = "not_found", False
         elif status == 400 and "tool_choice" in message:
             kind, transient, rejects_forced = "invalid_request", False, True
-        should_retry = header(headers, "x-should-retry")
-        if should_retry in ("true", "false"):
-            transient = should_retry == "true"
-        label = code or error_type
-        text = f"HTTP {status}" + (f" {label}" if label else "") + (f": {message}" if message else "")
-        if request_id:
-            text += f" (x-request-id {request_id})"
-        return ProviderFailure(
-            kind,
-            self.scrub(text),
+        return http_failure(
+            status,
+            headers,
+            kind=kind,
             transient=transient,
-            retry_after=parse_retry_after(headers),
-            status=status,
+            label=code or error_type,
+            message=message,
             request_id=request_id,
+            request_id_header="x-request-id",
             rejects_forced_tool_choice=rejects_forced,
+            scrub=self.scrub,
         )

@@ -225,6 +225,19 @@ def test_the_summary_keeps_untrusted_text_on_one_harmless_line() -> None:
     assert "Line one?]0;title?" in text
 
 
+def test_the_summary_keeps_columns_aligned_for_wide_characters() -> None:
+    from mcp_evals.cli.catalog_cmd import display_width, summary
+
+    tools = [wire_tool("検索", "Search."), wire_tool("find", "Find."), wire_tool("files.read", "Read.")]
+    wide = server("s", *tools)
+    lines = summary(build_catalog([wide]), width=100).splitlines()
+    rows = [line for line in lines if line.startswith(("検索 ", "find ", "files.read "))]
+    assert len(rows) == 3
+    # The area column starts at the same terminal column on every row.
+    assert len({display_width(row[: row.index("  s  ")]) for row in rows}) == 1
+    assert "2 tool names do not fit the model APIs" in "\n".join(lines)
+
+
 def test_a_copied_catalog_recomputes_its_hash_and_lookups() -> None:
     from mcp_evals.catalog import Catalog, Tool
 

@@ -173,7 +173,7 @@ def test_the_cli_summary_shows_servers_tools_and_renamed_names(tmp_path: Path, r
     assert result.returncode == 0, result.stderr
     assert re.search(r"toy\s+toy-test-server\s+0\.3\.1\s+\d{4}-\d\d-\d\d\s+stdio\s+3", result.stdout)
     assert re.search(r"echo\s+toy\s+toy\s+2\s+1\s+Repeat the given text", result.stdout)
-    assert "do not fit the model APIs" in result.stdout
+    assert "1 tool name does not fit the model APIs" in result.stdout
     assert "  files.read -> files_read" in result.stdout
     assert "3 tools in 1 area from 1 server; catalog hash " in result.stdout
 

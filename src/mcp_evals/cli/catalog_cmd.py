@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,13 +29,24 @@ def printable(text: str | None, limit: int | None = None) -> str:
     return line
 
 
+def display_width(text: str) -> int:
+    """Terminal columns: East Asian wide characters take two, combining marks none."""
+    return sum(
+        0 if unicodedata.combining(char) else 2 if unicodedata.east_asian_width(char) in "WF" else 1
+        for char in text
+    )
+
+
 def table(rows: Sequence[Sequence[str]], *, last_free: bool = True) -> list[str]:
     """Left-aligned columns under a dashed rule; the last column is not padded."""
-    widths = [max(len(row[index]) for row in rows) for index in range(len(rows[0]))]
+    widths = [max(display_width(row[index]) for row in rows) for index in range(len(rows[0]))]
     if last_free:
         widths[-1] = 0
     lines = [
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip() for row in rows
+        "  ".join(
+            cell + " " * (width - display_width(cell)) for cell, width in zip(row, widths, strict=True)
+        ).rstrip()
+        for row in rows
     ]
     lines.insert(1, "  ".join("-" * max(width, len(rows[0][index])) for index, width in enumerate(widths)))
     return lines
@@ -55,8 +67,9 @@ def summary(catalog: Catalog, width: int | None = None) -> str:
                 str(len(info.tools)),
             )
         )
-    tool_rows = [("tool", "area", "server", "params", "required", "description")]
-    for tool in sorted(catalog.tools, key=lambda t: (t.area, t.name)):
+    tools = sorted(catalog.tools, key=lambda t: (t.area, t.name))
+    tool_rows = [("tool", "area", "server", "params", "required")]
+    for tool in tools:
         tool_rows.append(
             (
                 printable(tool.name, 64),
@@ -64,23 +77,25 @@ def summary(catalog: Catalog, width: int | None = None) -> str:
                 printable(tool.server),
                 str(len(tool.parameters)),
                 str(len(tool.required)),
-                "",
             )
         )
-    used = sum(max(len(row[index]) for row in tool_rows) + 2 for index in range(5))
+    # The description gets what is left of the terminal line.
+    used = sum(max(display_width(row[index]) for row in tool_rows) + 2 for index in range(5))
     room = max(width - used, 30)
-    for index, tool in enumerate(sorted(catalog.tools, key=lambda t: (t.area, t.name)), start=1):
-        first_line = (tool.description.strip().splitlines() or [""])[0]
-        tool_rows[index] = (*tool_rows[index][:5], printable(first_line, room))
+    descriptions = ["description"]
+    descriptions += [printable((tool.description.strip().splitlines() or [""])[0], room) for tool in tools]
     lines = table(server_rows)
-    lines += ["", *table(tool_rows)] if catalog.tools else ["", "(no tools)"]
+    if catalog.tools:
+        lines += ["", *table([(*row, text) for row, text in zip(tool_rows, descriptions, strict=True)])]
+    else:
+        lines += ["", "(no tools)"]
     renamed = [(name, catalog.names.provider(name)) for name in catalog.tool_names]
     renamed = [(name, safe) for name, safe in renamed if name != safe]
     if renamed:
         lines += [
             "",
-            f"{plural(len(renamed), 'tool name')} do not fit the model APIs (^[a-zA-Z0-9_-]{{1,64}}$); "
-            "models see:",
+            f"{plural(len(renamed), 'tool name')} {'does' if len(renamed) == 1 else 'do'} not fit the "
+            "model APIs (^[a-zA-Z0-9_-]{1,64}$); models see:",
         ]
         lines += [f"  {printable(name, 80)} -> {safe}" for name, safe in sorted(renamed)]
     lines += [

@@ -11,13 +11,10 @@ from typing import Any, Generic, TypeVar
 import jinja2
 
 from ..gate import format_percent
-from ..score import OUTCOME_LABELS, FixtureScore, Rate, SampleScore, Scorecard
+from ..score import SEVERITY, FixtureScore, Rate, SampleScore, Scorecard, outcome_label
 from . import escape
 
 T = TypeVar("T")
-
-# Failing fixtures are listed worst first.
-FAILURE_ORDER = ("unsafe_action", "wrong_tool", "missed_action", "abstention_mixup", "correct_call")
 
 
 @dataclass
@@ -38,10 +35,10 @@ def take(rows: Sequence[T], limit: int | None) -> Rows[T]:
 
 
 def failing_fixtures(scorecard: Scorecard) -> list[FixtureScore]:
+    """Failing fixtures, worst outcome first."""
+
     def order(fixture: FixtureScore) -> tuple[int, str]:
-        position = (
-            FAILURE_ORDER.index(fixture.outcome) if fixture.outcome in FAILURE_ORDER else len(FAILURE_ORDER)
-        )
+        position = SEVERITY.index(fixture.outcome) if fixture.outcome in SEVERITY else len(SEVERITY)
         return position, fixture.id
 
     return sorted(scorecard.failing, key=order)
@@ -85,10 +82,6 @@ def money(value: float | None) -> str:
     if value is None:
         return "n/a"
     return f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
-
-
-def outcome_label(outcome: str) -> str:
-    return OUTCOME_LABELS.get(outcome, outcome)
 
 
 def fixture_outcome(fixture: FixtureScore) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from ..errors import InputFileError
 from ..fixtures import Fixture
 from ..record import RunHeader
 from ..results import Results, latest, read_results
+from ..score import parse_shard
 
 # Fields that must agree for shards to be one run; the message names what differs.
 _MUST_MATCH = (
@@ -24,7 +24,6 @@ _MUST_MATCH = (
     ("scoring", "scoring options"),
     ("gate", "gate options"),
 )
-_SHARD = re.compile(r"^(\d+)/(\d+)$")
 
 
 def merge_results(parts: Sequence[Results], names: Sequence[str] | None = None) -> Results:
@@ -72,8 +71,8 @@ def _show(value: object) -> str:
 
 
 def _shard_order(label: str) -> tuple[int, int, str]:
-    match = _SHARD.match(label)
-    return (int(match.group(2)), int(match.group(1)), label) if match else (0, 0, label)
+    parsed = parse_shard(label)
+    return (parsed[1], parsed[0], label) if parsed else (0, 0, label)
 
 
 def read_results_files(paths: Sequence[str | Path]) -> Results:

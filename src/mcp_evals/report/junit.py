@@ -9,7 +9,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ..baseline import BaselineComparison
-from ..score import OUTCOME_LABELS, FixtureScore, Scorecard
+from ..score import FixtureScore, Scorecard, outcome_label
 from .common import arguments_text, failing_fixtures
 from .escape import xml_text
 from .verdict import verdict_text, who
@@ -17,7 +17,7 @@ from .verdict import verdict_text, who
 
 def _failure_message(fixture: FixtureScore) -> str:
     sample = fixture.representative
-    label = OUTCOME_LABELS.get(fixture.outcome, fixture.outcome)
+    label = outcome_label(fixture.outcome)
     expected = " or ".join(fixture.expected_tools) if fixture.kind == "select" else f"({fixture.kind})"
     chosen = sample.chosen if sample and sample.chosen else "(no call)"
     if fixture.outcome == "correct_call":
@@ -29,7 +29,7 @@ def _failure_message(fixture: FixtureScore) -> str:
 def _failure_details(fixture: FixtureScore) -> str:
     lines = [f"query: {fixture.query}", f"kind: {fixture.kind}", f"area: {fixture.area}"]
     for sample in fixture.samples:
-        head = f"sample {sample.sample}: {OUTCOME_LABELS.get(sample.outcome, sample.outcome)}"
+        head = f"sample {sample.sample}: {outcome_label(sample.outcome)}"
         if sample.calls:
             head += f" — calls {', '.join(call.name for call in sample.calls)} {arguments_text(sample)}"
         elif sample.reached:

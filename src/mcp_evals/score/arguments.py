@@ -1,0 +1,164 @@
+"""Arguments of a chosen call: valid against the tool's input schema, and as the fixture expects.
+
+Strings compare normalised as BFCL does (case, surrounding spaces and quotes); the fixture's matchers
+(``contains``, ``regex``, ``one_of``, ``any``) come from ``fixtures.parse_expectation``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+import jsonschema
+from pydantic import Field
+
+from ..catalog import Tool
+from ..fixtures import AnyValue, Contains, Fixture, OneOf, Regex, parse_expectation
+from ..record import ToolCall
+from ._model import ScoreModel
+
+_QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "‘": "’", "«": "»"}
+_WHITESPACE = re.compile(r"\s+")
+
+
+def normalize_string(text: str) -> str:
+    """Normalise a string for comparison as BFCL does: case, surrounding spaces and quotes, inner spaces."""
+    value = text.strip()
+    while len(value) >= 2 and value[0] in _QUOTES and value[-1] == _QUOTES[value[0]]:
+        value = value[1:-1].strip()
+    return _WHITESPACE.sub(" ", value).casefold()
+
+
+def _as_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = _as_text(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def match_value(expected: Any, actual: Any, path: str) -> list[str]:
+    """Problems (empty when it matches) of one argument value against its expectation."""
+    expectation = parse_expectation(expected)
+    if isinstance(expectation, AnyValue):
+        return [] if actual is not None else [f"{path}: expected a value, got null"]
+    if isinstance(expectation, Contains):
+        if normalize_string(expectation.contains) in normalize_string(_as_text(actual)):
+            return []
+        return [f"{path}: expected it to contain {_short(expectation.contains)!r}, got {_short(actual)!r}"]
+    if isinstance(expectation, Regex):
+        try:
+            found = re.search(expectation.regex, _as_text(actual)) is not None
+        except re.error as error:
+            return [f"{path}: the fixture's regex {expectation.regex!r} is invalid ({error})"]
+        return (
+            []
+            if found
+            else [f"{path}: expected to match /{_short(expectation.regex)}/, got {_short(actual)!r}"]
+        )
+    if isinstance(expectation, OneOf):
+        if any(not match_value(option, actual, path) for option in expectation.one_of):
+            return []
+        options = ", ".join(_short(option, 30) for option in expectation.one_of[:5])
+        return [f"{path}: expected one of [{options}], got {_short(actual)!r}"]
+    return _match_literal(expectation, actual, path)
+
+
+def _match_literal(expected: Any, actual: Any, path: str) -> list[str]:
+    mismatch = [f"{path}: expected {_short(expected)!r}, got {_short(actual)!r}"]
+    if expected is None:
+        return [] if actual is None else mismatch
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return (
+            [] if isinstance(expected, bool) and isinstance(actual, bool) and expected == actual else mismatch
+        )
+    if isinstance(expected, int | float) and isinstance(actual, int | float):
+        return (
+            []
+            if math.isclose(expected, actual, rel_tol=1e-9, abs_tol=0.0) or expected == actual
+            else mismatch
+        )
+    if isinstance(expected, str) and isinstance(actual, str):
+        return [] if normalize_string(expected) == normalize_string(actual) else mismatch
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        problems: list[str] = []
+        for key, value in expected.items():
+            if key not in actual:
+                problems.append(f"{path}.{key}: missing")
+            else:
+                problems.extend(match_value(value, actual[key], f"{path}.{key}"))
+        return problems
+    if isinstance(expected, list) and isinstance(actual, list):
+        if len(expected) != len(actual):
+            return [f"{path}: expected {len(expected)} items, got {len(actual)}"]
+        problems = []
+        for index, (item_expected, item_actual) in enumerate(zip(expected, actual, strict=True)):
+            problems.extend(match_value(item_expected, item_actual, f"{path}[{index}]"))
+        return problems
+    return mismatch
+
+
+class ArgumentCheck(ScoreModel):
+    ok: bool
+    problems: list[str] = Field(default_factory=list)
+
+
+class SchemaValidators:
+    """One compiled validator per tool, so a 1,000-fixture run compiles each schema once."""
+
+    def __init__(self) -> None:
+        self._validators: dict[str, Any] = {}
+
+    def validator(self, tool: Tool) -> tuple[Any, str | None]:
+        if tool.name not in self._validators:
+            schema = tool.input_schema
+            cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+            try:
+                cls.check_schema(schema)
+            except jsonschema.SchemaError as error:
+                self._validators[tool.name] = (
+                    f"the tool's input schema is not valid JSON Schema ({error.message})"
+                )
+            else:
+                self._validators[tool.name] = cls(schema)
+        entry = self._validators[tool.name]
+        return (None, entry) if isinstance(entry, str) else (entry, None)
+
+
+def check_arguments(
+    call: ToolCall, tool: Tool | None, fixture: Fixture, validators: SchemaValidators | None = None
+) -> ArgumentCheck:
+    """Arguments of the chosen call: valid JSON, valid against the input schema, meeting expected_args."""
+    if call.arguments is None and call.raw_arguments is not None:
+        return ArgumentCheck(
+            ok=False, problems=[f"arguments are not valid JSON: {_short(call.raw_arguments, 120)}"]
+        )
+    arguments: dict[str, Any] = call.arguments or {}
+    problems: list[str] = []
+    if tool is not None:
+        validator, schema_problem = (validators or SchemaValidators()).validator(tool)
+        if validator is not None:
+            errors: list[jsonschema.ValidationError] = []
+            try:
+                errors = sorted(validator.iter_errors(arguments), key=jsonschema.exceptions.relevance)
+            except Exception as failure:  # e.g. an unresolvable $ref: the schema's fault, not the model's
+                problems.append(f"schema not checked: {_short(str(failure), 120)}")
+            for error in errors[:3]:
+                where = "/".join(str(part) for part in error.absolute_path) or "(arguments)"
+                problems.append(f"schema: {where}: {_short(error.message, 160)}")
+            if len(errors) > 3:
+                problems.append(f"schema: … and {len(errors) - 3} more")
+        elif schema_problem:
+            problems.append(f"schema not checked: {_short(schema_problem, 160)}")
+    for name, expected in fixture.expected_args.items():
+        if name not in arguments:
+            if expected is None:
+                continue
+            problems.append(f"{name}: missing")
+            continue
+        problems.extend(match_value(expected, arguments[name], name))
+    blocking = [problem for problem in problems if not problem.startswith("schema not checked")]
+    return ArgumentCheck(ok=not blocking, problems=problems)

@@ -1,0 +1,43 @@
+"""Rates with their Wilson 95 % interval."""
+
+from __future__ import annotations
+
+import math
+
+from ._model import ScoreModel
+
+Z_95 = 1.959963984540054
+
+
+class Rate(ScoreModel):
+    """``hits`` out of ``total`` with its Wilson 95 % interval; ``value`` is None when ``total`` is 0."""
+
+    hits: int = 0
+    total: int = 0
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+    @classmethod
+    def of(cls, hits: int, total: int) -> Rate:
+        if total <= 0:
+            return cls(hits=0, total=0)
+        low, high = wilson_interval(hits, total)
+        return cls(hits=hits, total=total, value=hits / total, low=low, high=high)
+
+
+def wilson_interval(hits: int, total: int, z: float = Z_95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion (good at 0 %, 100 % and small n)."""
+    if total <= 0:
+        return 0.0, 1.0
+    if not 0 <= hits <= total:
+        raise ValueError(f"hits must be between 0 and total; got {hits}/{total}")
+    p = hits / total
+    z2 = z * z
+    centre = p + z2 / (2 * total)
+    margin = z * math.sqrt(p * (1 - p) / total + z2 / (4 * total * total))
+    denominator = 1 + z2 / total
+    low = max(0.0, (centre - margin) / denominator)
+    high = min(1.0, (centre + margin) / denominator)
+    # Rounding must never put the point outside its own interval.
+    return min(low, p), max(high, p)

@@ -21,7 +21,6 @@ finds out once per run whether the model rejects forced tool use.
 from __future__ import annotations
 
 import hashlib
-import os
 import random
 import time
 import uuid
@@ -46,7 +45,7 @@ from .progress import Progress
 from .providers.base import Answer, Job, Provider, ProviderFailure
 from .record import ErrorKind, FixtureResult, RunHeader, SamplingSettings, ToolChoiceMode, Usage
 from .results import read_results, write_line
-from .tokens import estimate_tokens
+from .tokens import estimate_request_tokens, estimate_tokens
 
 DEFAULT_RESULTS = "mcp-evals-results.ndjson"
 T = TypeVar("T")
@@ -681,9 +680,31 @@ class Runner:
                 group.start_soon(worker)
 
 
-def concurrency_from_env(default: int = 4) -> int:
-    value = os.environ.get("EVAL_CONCURRENCY")
-    return int(value) if value else default
+def run_notes(
+    provider: Provider, price: Price | None, *, batch: bool = False, replayed: str | None = None
+) -> list[str]:
+    """What the header (and so every report) must say about a run before it starts."""
+    notes: list[str] = []
+    if provider.baseline_only:
+        notes.append(
+            "lexical baseline (BM25 over tool names and descriptions, not a model): advisory, never gates"
+        )
+    if replayed:
+        notes.append(replayed)
+    if batch:
+        notes.append("sent through the Message Batches API (50% price; latency not measured)")
+    notes.extend(provider.notes())
+    if provider.uses_network and price is None:
+        notes.append(f"no price known for {provider.settings.model}: cost not computed")
+    if provider.name == "anthropic" and provider.caching and price is not None:
+        prefix_tokens, _ = estimate_request_tokens(provider.cache_prefix(), "")
+        if prefix_tokens < price.min_cache_tokens:
+            notes.append(
+                f"the catalog and system prompt are about {prefix_tokens} tokens, below the "
+                f"{price.min_cache_tokens}-token minimum {provider.settings.model} caches: "
+                "expect nothing to be cached (every request pays full input price)"
+            )
+    return notes
 
 
 def summarize_dropouts(outcome: RunOutcome) -> str:

@@ -18,13 +18,13 @@ import click
 
 from ..catalog import Catalog, extract_catalog
 from ..config import Config
+from ..dry import count_tokens, describe
 from ..errors import EXIT_OK, ConfigError, InputFileError
 from ..fixtures import Fixture, load_fixtures
-from ..pricing import Price, estimate_cost, find_price, prices_as_of, require_price
+from ..pricing import Price, find_price, require_price
 from ..progress import Progress
 from ..providers import PROVIDERS, Provider, ProviderFailure, ProviderSettings, Secret
 from ..providers.anthropic import DEFAULT_MODEL as ANTHROPIC_DEFAULT_MODEL
-from ..providers.anthropic import AnthropicProvider
 from ..providers.lexical import MODEL_NAME as LEXICAL_MODEL
 from ..providers.openai import DEFAULT_MODEL as OPENAI_DEFAULT_MODEL
 from ..providers.replay import ReplayProvider
@@ -40,10 +40,9 @@ from ..runner import (
     plan_fixtures,
     plan_jobs,
     resume_from,
+    run_notes,
     summarize_dropouts,
-    with_retries,
 )
-from ..tokens import estimate_request_tokens
 from ..validate import has_errors, locate_in_config, validate_fixtures
 from .common import config_option, read_config
 
@@ -391,30 +390,13 @@ def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -
 def _notes(
     provider: Provider, price: Price | None, replay_from: Path | None, replay: Results | None, batch: bool
 ) -> list[str]:
-    notes: list[str] = []
-    if provider.baseline_only:
-        notes.append(
-            "lexical baseline (BM25 over tool names and descriptions, not a model): advisory, never gates"
-        )
+    replayed = None
     if replay is not None:
-        notes.append(
+        replayed = (
             f"replayed from {replay_from} (run {replay.header.run_id}, {replay.header.provider}/"
             f"{replay.header.model}): no model was called; usage and cost are the original run's"
         )
-    if batch:
-        notes.append("sent through the Message Batches API (50% price; latency not measured)")
-    notes.extend(getattr(provider, "notes", lambda: [])())
-    if provider.uses_network and price is None:
-        notes.append(f"no price known for {provider.settings.model}: cost not computed")
-    if isinstance(provider, AnthropicProvider) and provider.caching and price is not None:
-        prefix_tokens, _ = estimate_request_tokens(provider.cache_prefix(), "")
-        if prefix_tokens < price.min_cache_tokens:
-            notes.append(
-                f"the catalog and system prompt are about {prefix_tokens} tokens, below the "
-                f"{price.min_cache_tokens}-token minimum {provider.settings.model} caches: "
-                "expect nothing to be cached (every request pays full input price)"
-            )
-    return notes
+    return run_notes(provider, price, batch=batch, replayed=replayed)
 
 
 def _report_outcome(outcome: RunOutcome, results_path: Path, priced: bool) -> None:
@@ -460,101 +442,9 @@ def dry_run(
     if not provider.uses_network:
         click.echo(f"{len(planned)} fixtures × {samples} sample(s): no model, no cost.")
         return EXIT_OK
-    counted, prefix_tokens, per_fixture = anyio.run(_count, provider, planned, workers)
-    source = "the free count_tokens endpoint (exact)" if counted else "a local estimate (±20%)"
-    other = [per_fixture[fixture.id] for fixture in planned for _ in range(samples)]
-    model = provider.settings.model
-    click.echo(f"model {model} · {len(planned)} fixtures × {samples} sample(s) = {len(other)} requests")
-    click.echo(f"input tokens counted with {source}:")
-    click.echo(f"  catalog + system prompt: {prefix_tokens:,} per request (the cacheable prefix)")
-    if other:
-        click.echo(f"  queries: {min(other):,}–{max(other):,} per request, {sum(other):,} in all")
-    if price is None:
-        click.echo(f"no price known for {model}: add it under run.prices in the config to see a cost")
-        return EXIT_OK
-    estimate = estimate_cost(
-        price, prefix_tokens=prefix_tokens, other_tokens=other, max_tokens=provider.settings.max_tokens
-    )
-    rows = [("without caching", estimate.without_caching), ("with caching", estimate.with_caching)]
-    if isinstance(provider, AnthropicProvider):  # Message Batches are Anthropic's
-        rows += [
-            ("with --batch", estimate.batch(estimate.without_caching)),
-            ("with --batch and caching", estimate.batch(estimate.with_caching)),
-        ]
-    per_answer = estimate.output_tokens // max(1, len(other))
-    click.echo(
-        f"estimated cost (prices as of {prices_as_of()}; output assumed {per_answer} tokens per answer):"
-    )
-    if provider.caching and estimate.cacheable:
-        this_run = "with --batch and caching" if batch else "with caching"
-    else:
-        this_run = "with --batch" if batch else "without caching"
-    for label, amount in rows:
-        marker = "  ← this run" if label == this_run else ""
-        click.echo(f"  {label:<26} ${amount:,.4f}{marker}")
-    max_tokens = provider.settings.max_tokens
-    click.echo(
-        f"  worst case (every answer uses max_tokens {max_tokens}): +${estimate.worst_case_output:,.4f}"
-    )
-    if not estimate.cacheable:
-        click.echo(
-            f"note: the prefix ({prefix_tokens:,} tokens) is below the {price.min_cache_tokens:,}-token "
-            f"minimum {model} caches: caching will not reduce the cost"
-        )
+    count = anyio.run(count_tokens, provider, planned, workers)
+    if count.problem:
+        click.echo(f"note: {count.problem}", err=True)
+    for line in describe(provider, planned, samples, price, count, batch=batch):
+        click.echo(line)
     return EXIT_OK
-
-
-async def _count(
-    provider: Provider, planned: list[Fixture], workers: int
-) -> tuple[bool, int, dict[str, int]]:
-    """(exact?, prefix tokens, tokens of each fixture's own part)."""
-    per_fixture: dict[str, int] = {}
-    if not planned:
-        return False, estimate_request_tokens(provider.cache_prefix(), "")[0], per_fixture
-    try:
-        exact = await _count_exact(provider, planned, workers, per_fixture)
-    except ProviderFailure as failure:
-        click.echo(f"note: count_tokens failed ({failure.message}); using a local estimate", err=True)
-        exact = None
-    finally:
-        await provider.aclose()
-    if exact is not None:
-        return True, exact, per_fixture
-    prefix, _ = estimate_request_tokens(provider.cache_prefix(), "")
-    for fixture in planned:
-        per_fixture[fixture.id] = estimate_request_tokens(b"", fixture.query)[1]
-    return False, prefix, per_fixture
-
-
-async def _count_exact(
-    provider: Provider, planned: list[Fixture], workers: int, per_fixture: dict[str, int]
-) -> int | None:
-    if not isinstance(provider, AnthropicProvider) or provider.settings.api_key is None:
-        return None
-    first = planned[0]
-    policy = RetryPolicy(max_attempts=4, max_wait=10)
-    full = await with_retries(policy, lambda: provider.count_tokens(provider.build_request(first, "auto")))
-    if full is None:
-        return None
-    bare = Catalog(tools=[])
-    without = AnthropicProvider(provider.settings, bare, "")
-    try:
-        query_only = await with_retries(
-            policy, lambda: without.count_tokens(without.build_request(first, "auto"))
-        )
-    finally:
-        await without.aclose()
-    prefix = max(0, full - (query_only or 0))
-    per_fixture[first.id] = full - prefix
-    limiter = anyio.CapacityLimiter(workers)
-
-    async def count(fixture: Fixture) -> None:
-        async with limiter:
-            request = provider.build_request(fixture, "auto")
-            total = await with_retries(policy, lambda: provider.count_tokens(request))
-            per_fixture[fixture.id] = max(1, (total or 0) - prefix)
-
-    async with anyio.create_task_group() as group:
-        for fixture in planned[1:]:
-            group.start_soon(count, fixture)
-    return prefix

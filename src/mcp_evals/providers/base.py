@@ -304,6 +304,10 @@ class Provider(ABC):
     def auth_headers(self) -> dict[str, str]:
         return {}
 
+    def notes(self) -> list[str]:
+        """What a report must say about how this provider was used (e.g. a setting it could not send)."""
+        return []
+
     @property
     def caching(self) -> bool:
         """Whether requests mark a cacheable prefix (the runner warms the cache with one request first)."""

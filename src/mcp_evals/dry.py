@@ -1,0 +1,134 @@
+"""``run --dry``: what a run would cost, with nothing billable sent.
+
+Input tokens come from Anthropic's free ``count_tokens`` endpoint when a key is present (the
+prefix — catalog and system prompt — found once by difference, then each query on top of it), else
+from the local estimate in ``tokens``. ``pricing.estimate_cost`` turns them into the cost of the run
+with and without prompt caching, and with ``--batch`` where the provider has Message Batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import anyio
+
+from .catalog import Catalog
+from .fixtures import Fixture
+from .pricing import Price, estimate_cost, prices_as_of
+from .providers.anthropic import AnthropicProvider
+from .providers.base import Provider, ProviderFailure
+from .runner import RetryPolicy, with_retries
+from .tokens import estimate_request_tokens
+
+COUNT_RETRY = RetryPolicy(max_attempts=4, max_wait=10)
+
+
+@dataclass
+class TokenCount:
+    """Input tokens of a run's requests: the shared prefix and each fixture's own part."""
+
+    exact: bool
+    prefix: int
+    per_fixture: dict[str, int] = field(default_factory=dict)
+    problem: str | None = None  # why the exact count was not available
+
+
+async def count_tokens(provider: Provider, planned: Sequence[Fixture], workers: int) -> TokenCount:
+    """Exact counts where the API offers them for free, else the local estimate."""
+    try:
+        exact = await _count_exact(provider, planned, workers) if planned else None
+        problem = None
+    except ProviderFailure as failure:
+        exact, problem = None, f"count_tokens failed ({failure.message}); using a local estimate"
+    finally:
+        await provider.aclose()
+    if exact is not None:
+        return exact
+    prefix, _ = estimate_request_tokens(provider.cache_prefix(), "")
+    per_fixture = {fixture.id: estimate_request_tokens(b"", fixture.query)[1] for fixture in planned}
+    return TokenCount(exact=False, prefix=prefix, per_fixture=per_fixture, problem=problem)
+
+
+async def _count_exact(provider: Provider, planned: Sequence[Fixture], workers: int) -> TokenCount | None:
+    if not isinstance(provider, AnthropicProvider) or provider.settings.api_key is None:
+        return None
+    first = planned[0]
+    whole = provider.build_request(first, "auto")
+    full = await with_retries(COUNT_RETRY, lambda: provider.count_tokens(whole))
+    if full is None:
+        return None
+    without = AnthropicProvider(provider.settings, Catalog(tools=[]), "")  # the query alone
+    bare = without.build_request(first, "auto")
+    try:
+        query_only = await with_retries(COUNT_RETRY, lambda: without.count_tokens(bare))
+    finally:
+        await without.aclose()
+    prefix = max(0, full - (query_only or 0))
+    count = TokenCount(exact=True, prefix=prefix, per_fixture={first.id: full - prefix})
+    limiter = anyio.CapacityLimiter(workers)
+
+    async def count_one(fixture: Fixture) -> None:
+        async with limiter:
+            request = provider.build_request(fixture, "auto")
+            total = await with_retries(COUNT_RETRY, lambda: provider.count_tokens(request))
+            count.per_fixture[fixture.id] = max(1, (total or 0) - prefix)
+
+    async with anyio.create_task_group() as group:
+        for fixture in planned[1:]:
+            group.start_soon(count_one, fixture)
+    return count
+
+
+def describe(
+    provider: Provider,
+    planned: Sequence[Fixture],
+    samples: int,
+    price: Price | None,
+    count: TokenCount,
+    *,
+    batch: bool,
+) -> list[str]:
+    """The lines ``run --dry`` prints: token counts, then the cost of each way to run."""
+    source = "the free count_tokens endpoint (exact)" if count.exact else "a local estimate (±20%)"
+    other = [count.per_fixture[fixture.id] for fixture in planned for _ in range(samples)]
+    model = provider.settings.model
+    lines = [
+        f"model {model} · {len(planned)} fixtures × {samples} sample(s) = {len(other)} requests",
+        f"input tokens counted with {source}:",
+        f"  catalog + system prompt: {count.prefix:,} per request (the cacheable prefix)",
+    ]
+    if other:
+        lines.append(f"  queries: {min(other):,}–{max(other):,} per request, {sum(other):,} in all")
+    if price is None:
+        return [*lines, f"no price known for {model}: add it under run.prices in the config to see a cost"]
+    estimate = estimate_cost(
+        price, prefix_tokens=count.prefix, other_tokens=other, max_tokens=provider.settings.max_tokens
+    )
+    rows = [("without caching", estimate.without_caching), ("with caching", estimate.with_caching)]
+    if isinstance(provider, AnthropicProvider):  # Message Batches are Anthropic's
+        rows += [
+            ("with --batch", estimate.batch(estimate.without_caching)),
+            ("with --batch and caching", estimate.batch(estimate.with_caching)),
+        ]
+    per_answer = estimate.output_tokens // max(1, len(other))
+    lines.append(
+        f"estimated cost (prices as of {prices_as_of()}; output assumed {per_answer} tokens per answer):"
+    )
+    if provider.caching and estimate.cacheable:
+        this_run = "with --batch and caching" if batch else "with caching"
+    else:
+        this_run = "with --batch" if batch else "without caching"
+    for label, amount in rows:
+        marker = "  ← this run" if label == this_run else ""
+        lines.append(f"  {label:<26} ${amount:,.4f}{marker}")
+    max_tokens = provider.settings.max_tokens
+    lines.append(
+        f"  worst case (every answer uses max_tokens {max_tokens}): +${estimate.worst_case_output:,.4f}"
+    )
+    if not estimate.cacheable:
+        lines.append(
+            f"note: the prefix ({count.prefix:,} tokens) is below the {price.min_cache_tokens:,}-token "
+            f"minimum {model} caches: caching will not reduce the cost"
+        )
+    return lines

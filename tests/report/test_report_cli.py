@@ -6,13 +6,16 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from mcp_evals.baseline import compare_with_baseline, make_baseline
 from mcp_evals.config import Config
 from mcp_evals.fixtures import Fixture
-from mcp_evals.report import write_reports
+from mcp_evals.report import render, write_reports
 from mcp_evals.report.json_report import report_json_schema
 from mcp_evals.results import Results, write_line
+from mcp_evals.score import score_results
 
 from .conftest import REPO_ROOT, RunCli
 from .records import answer, call, catalog, header, helpdesk_perfect_results, helpdesk_results, tool
@@ -171,3 +174,18 @@ def test_the_documented_json_schema_is_current() -> None:
     assert documented == report_json_schema(), (
         "docs/report.schema.json is stale: mcp-evals report --json-schema > docs/report.schema.json"
     )
+
+
+def test_json_reports_validate_against_the_documented_schema() -> None:
+    schema = json.loads((REPO_ROOT / "docs" / "report.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    baseline = make_baseline(score_results(helpdesk_perfect_results()))
+    other_model = baseline.model_copy(
+        update={"fingerprint": baseline.fingerprint.model_copy(update={"model": "another-model"})}
+    )
+    for results in (helpdesk_results(), helpdesk_results(dropout=True), helpdesk_perfect_results()):
+        scorecard = score_results(results)
+        comparisons = [compare_with_baseline(scorecard, b) for b in (baseline, other_model)]
+        assert comparisons[1].verdict == "not_comparable"
+        for comparison in (None, *comparisons):
+            validator.validate(json.loads(render(scorecard, "json", baseline_comparison=comparison)))

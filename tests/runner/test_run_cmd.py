@@ -365,3 +365,20 @@ def test_a_replayed_lexical_baseline_is_still_a_baseline(
     )
     assert result.code == 0, result.err
     assert read_results(replayed).header.baseline_only
+
+
+def test_exit_codes_gate_failure_is_1_preliminary_wins_and_the_baseline_never_gates(
+    make_project: MakeProject, anthropic_fake: FakeAnthropic, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    project = make_project(gate={"fail_on": ["remediate"]})  # the fake model mostly picks wrong
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "8")
+    assert result.code == 1, result.err
+    assert "remediate" in result.out.splitlines()[0]
+
+    anthropic_fake.script(anthropic_fake.unauthorized(), when=after(4), times=None)
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "8")
+    assert result.code == 2 and "PRELIMINARY" in result.out.splitlines()[0]
+
+    clean_env.delenv("ANTHROPIC_API_KEY")
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "8")
+    assert result.code == 0 and "lexical baseline" in result.out.splitlines()[0]

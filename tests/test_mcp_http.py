@@ -73,6 +73,7 @@ def test_streamable_http_with_a_wrong_or_missing_token_is_a_clear_error(
     message = str(caught.value)
     assert message.startswith(f"server 'helpdesk': HTTP 401 Unauthorized from {helpdesk_url}")
     assert "refused our credentials" in message
+    assert caught.value.hint is not None and caught.value.hint.startswith("check `headers:`")
     assert "ExceptionGroup" not in message and "wrong-token" not in message
 
 
@@ -100,7 +101,8 @@ def test_an_unset_variable_in_the_url_is_a_config_error(
 
 def test_a_refused_connection_is_a_clear_error(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{free_port()}/mcp"  # nothing listens there
-    with pytest.raises(ServerError, match=r"cannot connect to .*: is the server running\?"):
+    refused = r"cannot connect to .*\n  hint: is the server running\? Check `url:`"
+    with pytest.raises(ServerError, match=refused):
         extract_catalog(write_config(tmp_path, [{"name": "remote", "url": url, "timeout": 5}]))
 
 

@@ -446,16 +446,11 @@ async def _list_http(server: ServerConfig) -> ServerInfo:
             f"no answer from {shown} within {server.timeout:g} s (stuck in {progress.stage}, over {used})",
             hint="raise `timeout:` for this server if it is only slow",
         )
-    message = _describe_http_failure(failure, trace, shown, used, progress)
+    message, hint = _describe_http_failure(failure, trace, shown, used, progress)
     if fell_back_from is not None:
         message += f"; the Streamable HTTP POST before it got HTTP {fell_back_from}"
-    raise ServerError(
-        server.name,
-        message,
-        hint="check the URL path (Streamable HTTP servers often serve /mcp, SSE servers /sse)"
-        if fell_back_from is not None
-        else None,
-    )
+        hint = "check the URL path (Streamable HTTP servers often serve /mcp, SSE servers /sse)"
+    raise ServerError(server.name, message, hint=hint)
 
 
 async def _over_streamable_http(
@@ -499,7 +494,8 @@ async def _over_sse(
 
 def _describe_http_failure(
     failure: BaseException, trace: _HttpTrace, shown: str, used: str, progress: _Progress
-) -> str:
+) -> tuple[str, str | None]:
+    """What went wrong over HTTP, and what to do about it."""
     import httpx2
 
     leaf = _leaf(failure)
@@ -509,16 +505,22 @@ def _describe_http_failure(
         trace.error_reason = leaf.response.reason_phrase or trace.error_reason
     if status in (401, 403):
         return (
-            f"HTTP {status} {trace.error_reason} from {shown}: the server refused our credentials "
-            "(check `headers:`, e.g. `Authorization: Bearer ${TOKEN}`, and that the token is valid)"
+            f"HTTP {status} {trace.error_reason} from {shown}: the server refused our credentials",
+            "check `headers:` (e.g. `Authorization: Bearer ${TOKEN}`) and that the token is valid",
         )
     if status is not None:
-        return f"HTTP {status} {trace.error_reason} from {shown} during {progress.stage} (over {used})"
+        return f"HTTP {status} {trace.error_reason} from {shown} during {progress.stage} (over {used})", None
     if isinstance(leaf, httpx2.ConnectError):
-        return f"cannot connect to {shown} (connection refused or host unreachable): is the server running?"
+        return (
+            f"cannot connect to {shown} (connection refused or host unreachable)",
+            "is the server running? Check `url:`",
+        )
     if isinstance(leaf, httpx2.TimeoutException):
-        return f"{shown} did not answer in time during {progress.stage} (over {used})"
-    return f"{progress.stage} over {used} at {shown} failed: {_describe(leaf)}"
+        return (
+            f"{shown} did not answer in time during {progress.stage} (over {used})",
+            "raise `timeout:` for this server if it is only slow",
+        )
+    return f"{progress.stage} over {used} at {shown} failed: {_describe(leaf)}", None
 
 
 # --------------------------------------------------------------------------- errors

@@ -382,3 +382,34 @@ def test_exit_codes_gate_failure_is_1_preliminary_wins_and_the_baseline_never_ga
     clean_env.delenv("ANTHROPIC_API_KEY")
     result = cli("run", "--config", project.config, "--results", project.results, "--limit", "8")
     assert result.code == 0 and "lexical baseline" in result.out.splitlines()[0]
+
+
+def test_budget_and_base_url_come_from_the_environment_and_flags_win(
+    project: Project, anthropic_fake: FakeAnthropic, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    clean_env.setenv("EVAL_BUDGET_USD", "0.08")
+    result = cli("run", "--config", project.config, "--results", project.results)
+    assert result.code == 2 and "budget" in {row.error_kind for row in read_results(project.results).results}
+    result = cli("run", "--config", project.config, "--results", project.results, "--budget-usd", "100")
+    assert result.code == 0, result.err
+
+    sent = len(anthropic_fake.requests)
+    with FakeAnthropic() as other:
+        result = cli(
+            "run", "--config", project.config, "--results", project.results, "--limit", "2",
+            "--base-url", other.base_url,
+        )  # fmt: skip
+        assert result.code == 0, result.err
+        assert len(other.model_requests()) == 2 and len(anthropic_fake.requests) == sent
+
+
+def test_openai_reads_its_key_and_base_url_from_the_environment(
+    project: Project, openai_fake: FakeOpenAI, cli: Cli
+) -> None:
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "3")
+    assert result.code == 0, result.err
+    header = read_results(project.results).header
+    assert header.provider == "openai" and header.model == "gpt-5.4"
+    assert [request.path for request in openai_fake.model_requests()] == ["/v1/chat/completions"] * 3
+    bearer = f"Bearer {openai_fake.key}"
+    assert all(request.headers["authorization"] == bearer for request in openai_fake.requests)

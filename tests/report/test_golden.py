@@ -62,3 +62,10 @@ def test_lexical_baseline(golden: CheckGolden) -> None:
         update={"provider": "lexical", "model": "bm25", "baseline_only": True}
     )
     golden("helpdesk-lexical.md", render_markdown(score_results(results)))
+
+
+def test_html_shows_the_minimum_column_only_with_area_minimums() -> None:
+    assert "minimum</th>" not in render_html(score_results(helpdesk_results()))
+    with_minimum = score_results(helpdesk_results(), gate_options=GateOptions(area_minimums={"billing": 0.9}))
+    text = render_html(with_minimum)
+    assert "minimum</th>" in text and '<td class="num bad">90.0%</td>' in text

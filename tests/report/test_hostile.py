@@ -174,6 +174,8 @@ def test_html_report_is_safe_and_self_contained(scorecard: Scorecard) -> None:
     assert parsed.tags.count("script") == 1 and "img" not in parsed.tags and "!--" not in parsed.tags
     assert not [name for name, _ in parsed.attributes if name.startswith("on")]
     assert not [value for name, value in parsed.attributes if name in {"src", "href"}]
+    # Untrusted text never lands in an attribute (where a quote could open a new one).
+    assert not [value for _, value in parsed.attributes if value and re.search(r"alert|evil|@org", value)]
     assert "Content-Security-Policy" in text and "default-src 'none'" in text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
 

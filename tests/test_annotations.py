@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from mcp_evals.annotations import (
     annotation,
     escape_data,
@@ -60,6 +64,17 @@ def test_paths_are_made_relative_to_the_workspace() -> None:
     assert (
         annotation("error", "m", file="/github/workspace/x.yaml", environ=environ) == "::error file=x.yaml::m"
     )
+
+
+def test_relative_paths_are_taken_from_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "evals").mkdir()
+    monkeypatch.chdir(tmp_path / "evals")  # a step with `working-directory: evals`
+    environ = {"GITHUB_WORKSPACE": str(tmp_path)}
+    assert relative_to_workspace("fixtures/a.yaml", environ) == "evals/fixtures/a.yaml"
+    assert relative_to_workspace("../mcp-evals.yaml", environ) == "mcp-evals.yaml"
+    assert relative_to_workspace("fixtures/a.yaml", {}) == "fixtures/a.yaml"
 
 
 def test_github_actions_is_detected_from_the_environment() -> None:

@@ -40,15 +40,19 @@ def workflow_command(command: str, message: str = "", **properties: str | int | 
 
 
 def relative_to_workspace(file: str, environ: Mapping[str, str] | None = None) -> str:
-    """Annotations need repository-relative paths; make an absolute path inside the workspace relative."""
+    """Annotations need repository-relative paths: make a path inside the workspace relative to it.
+
+    A relative path is taken from the current folder, so a step with a `working-directory:` still
+    annotates `evals/fixtures/a.yaml`, not `fixtures/a.yaml` (which GitHub would not find).
+    """
     workspace = (os.environ if environ is None else environ).get("GITHUB_WORKSPACE")
+    if not workspace:
+        return file
     path = Path(file)
-    if workspace and path.is_absolute():
-        try:
-            return path.relative_to(workspace).as_posix()
-        except ValueError:
-            return file
-    return file
+    try:
+        return (Path.cwd() / path).resolve().relative_to(Path(workspace).resolve()).as_posix()
+    except (ValueError, OSError):
+        return file
 
 
 def annotation(

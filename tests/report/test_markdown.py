@@ -6,8 +6,9 @@ import time
 
 import pytest
 
+from mcp_evals.config import GateOptions
 from mcp_evals.fixtures import Fixture
-from mcp_evals.report import render_markdown
+from mcp_evals.report import render_html, render_markdown
 from mcp_evals.report.markdown import GITHUB_SUMMARY_LIMIT, size_in_chars
 from mcp_evals.results import Results
 from mcp_evals.score import Scorecard, score_results
@@ -113,3 +114,16 @@ def test_a_right_tool_with_wrong_arguments_reads_as_such() -> None:
     failing = text.split("Failing fixtures", 1)[1].split("</details>", 1)[0]
     row = next(line for line in failing.splitlines() if line.startswith("| <code>close-42</code>"))
     assert "| right tool, wrong arguments |" in row and "correct call" not in row
+
+
+def test_a_top1_just_below_a_threshold_never_reads_as_the_threshold() -> None:
+    # 96/113 = 84.956%: one decimal would print 85.0%, the value the gate calls a gray zone.
+    fixtures = [Fixture(id=f"f{i:03d}", query=f"q{i}", expected_tool="right") for i in range(113)]
+    run = header(catalog(tool("right", "billing"), tool("wrong", "billing")), fixtures)
+    rows = [answer(run, f.id, call("right" if i < 96 else "wrong")) for i, f in enumerate(fixtures)]
+    scorecard = score_results(Results(run, rows), gate_options=GateOptions(area_minimums={"billing": 0.85}))
+    text = render_markdown(scorecard)
+    assert "gate remediate — top-1 84.95% (95% CI" in text.splitlines()[0]
+    assert "| Top-1 (first call is an expected tool) | 84.95% |" in text
+    assert "| billing | 84.95% |" in text  # below its 85% minimum, and it reads so
+    assert '<td>Top-1</td><td class="num">84.95%</td>' in render_html(scorecard)

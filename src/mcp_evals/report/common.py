@@ -54,8 +54,9 @@ def arguments_text(sample: SampleScore | None) -> str:
     return json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
 
 
-def percent(value: float | None) -> str:
-    return format_percent(value)
+def percent(value: float | None, thresholds: tuple[float | None, ...] = ()) -> str:
+    """``0.875`` → ``87.5%``; a value just below one of ``thresholds`` is never rounded onto it."""
+    return format_percent(value, tuple(t for t in thresholds if t is not None))
 
 
 def ci(rate: Rate) -> str:

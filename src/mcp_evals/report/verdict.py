@@ -24,11 +24,17 @@ def exit_code(scorecard: Scorecard, comparison: BaselineComparison | None = None
     return EXIT_OK
 
 
-def interval(rate: Rate) -> str:
-    """``87.5% (95% CI 78.2–93.1%)``, or ``n/a`` without data."""
+def interval(rate: Rate, thresholds: tuple[float, ...] = ()) -> str:
+    """``87.5% (95% CI 78.2–93.1%)``, or ``n/a`` without data; never rounded onto a threshold."""
     if rate.value is None:
         return "n/a"
-    return f"{format_percent(rate.value)} (95% CI {format_percent(rate.low)}–{format_percent(rate.high)})"
+    value = format_percent(rate.value, thresholds)
+    return f"{value} (95% CI {format_percent(rate.low)}–{format_percent(rate.high)})"
+
+
+def gate_thresholds(scorecard: Scorecard) -> tuple[float, float]:
+    """The top-1 values the gate decides at: a top-1 shown anywhere must not round onto one."""
+    return scorecard.gate.remediate_below, scorecard.gate.deprioritize_at
 
 
 def who(scorecard: Scorecard) -> str:
@@ -66,7 +72,8 @@ def status(scorecard: Scorecard, comparison: BaselineComparison | None = None) -
 
 def verdict_parts(scorecard: Scorecard, comparison: BaselineComparison | None = None) -> tuple[str, str, str]:
     """(status, top-1 with its interval, who): the pieces of the first line, unescaped."""
-    return status(scorecard, comparison), f"top-1 {interval(scorecard.metrics.top1)}", who(scorecard)
+    top1 = interval(scorecard.metrics.top1, gate_thresholds(scorecard))
+    return status(scorecard, comparison), f"top-1 {top1}", who(scorecard)
 
 
 def verdict_text(scorecard: Scorecard, comparison: BaselineComparison | None = None) -> str:

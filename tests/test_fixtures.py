@@ -86,7 +86,11 @@ def test_shorthands_are_forgiving_but_not_ambiguous(tmp_path: Path) -> None:
     ("body", "message"),
     [
         ("- id: a\n  expected_tool: x\n", r"f\.yaml:1 \(\[0\]\.query\): required field is missing"),
-        ("- id: a\n  query: '   '\n", r"f\.yaml:2 \(\[0\]\.query\).*the query is blank"),
+        ("- id: a\n  query: '   '\n", r"f\.yaml:2 \(\[0\]\.query\): the query is blank"),
+        (
+            "- id: a\n  query: q\n  expected_tool: x\n  expected_tools: [y]\n",
+            r"f\.yaml:1 \(\[0\]\): give `expected_tool` or `expected_tools`, not both",
+        ),
         ("- id: a\n  query: q\n  kind: maybe\n", r"f\.yaml:3 \(\[0\]\.kind\): Input should be 'select'"),
         ("- id: a\n  query: q\n  expeced_tool: x\n", r"f\.yaml:3 \(\[0\]\.expeced_tool\): unknown key"),
         ("- id: a\n  query: q\n  source: {file: x}\n", r"f\.yaml:3 \(\[0\]\.source\): unknown key"),

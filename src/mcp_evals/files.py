@@ -348,6 +348,8 @@ def describe_validation_error(error: Any, document: Document, base: Location = (
             message = "unknown key (check the spelling; `mcp-evals schema` lists the allowed keys)"
         elif item["type"] == "missing":
             message = "required field is missing"
+        elif item["type"] == "value_error":
+            message = message.removeprefix("Value error, ")  # our validators' own words
         rows.append(f"{where(document.path, document.line_of(full), dotted(full) or None)}: {message}")
     more = len(error.errors()) - limit
     if more > 0:

@@ -18,6 +18,7 @@ Comparing a run with a baseline:
 from __future__ import annotations
 
 import json
+import math
 from math import comb
 from pathlib import Path
 from typing import Literal
@@ -254,8 +255,12 @@ def catalog_changes(baseline_tools: dict[str, str], current_tools: dict[str, str
     )
 
 
-def _points(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1f}"
+def _drop_points(drop: float, tolerance: float) -> str:
+    """A drop beyond the tolerance never prints as the tolerance itself (5.04 → ``5.04``, not ``5.0``)."""
+    text = f"{drop:.1f}"
+    if drop > tolerance + _EPSILON and float(text) <= tolerance:
+        text = f"{math.floor(drop * 100) / 100:.2f}"
+    return text
 
 
 def _plural(count: int, word: str, plural: str | None = None) -> str:
@@ -329,14 +334,15 @@ def compare_with_baseline(
     current_score = sum(after_scores) / paired
     drop = baseline_score - current_score
     p_value = mcnemar_exact(len(regressions), len(fixes))
-    movement = (
-        f"{_points(baseline_score)} → {_points(current_score)} on {_plural(paired, 'fixture')} in both runs"
-    )
+    dropped = _drop_points(drop, options.max_drop_pp)
+    digits = len(dropped.partition(".")[2])  # the scores as precise as the drop they explain
+    movement = f"{baseline_score:.{digits}f} → {current_score:.{digits}f}"
+    movement += f" on {_plural(paired, 'fixture')} in both runs"
     if drop > options.max_drop_pp + _EPSILON:
         if p_value < options.alpha:
             verdict: Verdict = "regression"
             message = (
-                f"Regression: the score fell {drop:.1f} points ({movement}), beyond the "
+                f"Regression: the score fell {dropped} points ({movement}), beyond the "
                 f"{options.max_drop_pp:g}-point tolerance, and McNemar's exact test says it is not noise "
                 f"(p = {p_value:.3g} < {options.alpha:g}; {counts})."
             )
@@ -344,7 +350,7 @@ def compare_with_baseline(
         else:
             verdict = "insufficient_data"
             message = (
-                f"Insufficient data: the score fell {drop:.1f} points ({movement}), beyond the "
+                f"Insufficient data: the score fell {dropped} points ({movement}), beyond the "
                 f"{options.max_drop_pp:g}-point tolerance, but McNemar's exact test cannot tell it from "
                 f"noise (p = {p_value:.3g} ≥ {options.alpha:g}; {counts}). "
                 "Not a pass: add fixtures or samples."

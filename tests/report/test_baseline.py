@@ -178,3 +178,10 @@ def test_lexical_baseline_regression_never_fails() -> None:
         score_results(_run(5, 20, **lexical)), _baseline_of(_run(20, 20, **lexical))
     )
     assert comparison.verdict == "regression" and comparison.advisory and not comparison.fails
+
+
+def test_a_drop_just_beyond_the_tolerance_never_reads_as_the_tolerance() -> None:
+    # 6 of 119 fixtures lost: 5.04 points, beyond 5; McNemar p = 0.03.
+    comparison = compare_with_baseline(score_results(_run(113, 119)), _baseline_of(_run(119, 119)))
+    assert comparison.verdict == "regression"
+    assert comparison.message.startswith("Regression: the score fell 5.04 points (100.00 → 94.96 on 119")

@@ -201,6 +201,11 @@ def test_a_free_form_tool_accepts_any_argument_name() -> None:
             "'yes' does not fit get_ticket's 'include_comments': 'yes' is not of type 'boolean'",
         ),
         ({"ticket_id": 4521}, "4521 does not fit get_ticket's 'ticket_id': 4521 is not of type 'string'"),
+        (
+            {"ticket_id": {"contain": "45"}},
+            "{'contain': '45'} does not fit get_ticket's 'ticket_id': {'contain': '45'} is not of type "
+            "'string' — did you mean the matcher `contains`?",
+        ),
     ],
 )
 def test_literals_type_check_against_the_parameter_schema(args: dict[str, Any], message: str) -> None:

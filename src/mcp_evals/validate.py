@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .catalog import Catalog, Tool, matches
 from .config import ValidationOptions
 from .errors import where
-from .fixtures import AnyValue, Contains, Fixture, OneOf, Regex, parse_expectation
+from .fixtures import MATCHERS, AnyValue, Contains, Fixture, OneOf, Regex, parse_expectation
 
 Severity = Literal["error", "warning"]
 ConfigKey = tuple[str | int, ...]
@@ -626,8 +626,17 @@ class _SchemaChecks:
                 if problem is not None:
                     messages.append(
                         f"{label}{_short(value)} does not fit {tool.name}'s {parameter!r}: {problem}"
+                        + _did_you_mean_matcher(value)
                     )
         return messages
+
+
+def _did_you_mean_matcher(value: Any) -> str:
+    """A one-key mapping that failed as a literal may be a misspelt matcher (`{contain: …}`)."""
+    if not (isinstance(value, dict) and len(value) == 1):
+        return ""
+    near = difflib.get_close_matches(str(next(iter(value))), list(MATCHERS), n=1, cutoff=0.6)
+    return f" — did you mean the matcher `{near[0]}`?" if near else ""
 
 
 # Keywords that never make a value invalid (jsonschema checks `format` only when asked to).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
 from mcp_evals.baseline import compare_with_baseline, make_baseline
 from mcp_evals.catalog import Catalog
 from mcp_evals.config import GateOptions
@@ -69,3 +71,16 @@ def test_html_shows_the_minimum_column_only_with_area_minimums() -> None:
     with_minimum = score_results(helpdesk_results(), gate_options=GateOptions(area_minimums={"billing": 0.9}))
     text = render_html(with_minimum)
     assert "minimum</th>" in text and '<td class="num bad">90.0%</td>' in text
+
+
+def test_junit_of_the_lexical_baseline_fails_nothing() -> None:
+    results = helpdesk_results()
+    results.header = results.header.model_copy(
+        update={"provider": "lexical", "model": "bm25", "baseline_only": True}
+    )
+    root = ET.fromstring(render_junit(score_results(results)))
+    suite = root.find("testsuite")
+    assert suite is not None and suite.get("failures") == "0" and suite.get("skipped") == "5"
+    assert not list(root.iter("failure"))
+    messages = [skipped.get("message") or "" for skipped in root.iter("skipped")]
+    assert "lexical baseline (advisory): wrong tool: expected search_tickets, chose create_ticket" in messages

@@ -177,8 +177,20 @@ def test_the_config_decides_the_prefix_of_a_snapshot_server(tmp_path: Path) -> N
 def test_a_snapshot_server_must_exist_in_a_multi_server_snapshot(tmp_path: Path) -> None:
     write_snapshot(build_catalog([HELPDESK, WIKI]), tmp_path / "both.json")
     config = write_config(tmp_path, [{"name": "other", "snapshot": "both.json"}])
-    with pytest.raises(ConfigError, match=r"has no server named 'other' \(it has: helpdesk, wiki\)"):
+    with pytest.raises(
+        ConfigError, match=r"has no server named 'other' \(it has: helpdesk, wiki\)"
+    ) as caught:
         extract_catalog(config)
+    assert str(caught.value).startswith(f"{config.path}:3 (servers[0].snapshot): ")
+
+
+def test_a_config_server_whose_snapshot_is_missing_names_the_config_line(tmp_path: Path) -> None:
+    config = write_config(tmp_path, [{"name": "kb", "snapshot": "wiki.json"}])
+    with pytest.raises(ConfigError) as caught:
+        extract_catalog(config)
+    assert str(caught.value).startswith(
+        f"{config.path}:3 (servers[0].snapshot): {tmp_path / 'wiki.json'} not found\n  hint: write one with"
+    )
 
 
 @pytest.mark.parametrize(

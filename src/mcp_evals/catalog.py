@@ -295,13 +295,20 @@ def load_catalog(path: str | Path, *, areas: Mapping[str, Sequence[str]] | None 
 def _snapshot_server(server: ServerConfig, config: Config) -> ServerInfo:
     """A config server with ``snapshot:``: its listing from the file, under the config's name and prefix."""
     path = config.resolve(server.snapshot or "")
+    index = config.servers.index(server)
+    setting = where(config.path, config.line_of(("servers", index, "snapshot")), f"servers[{index}].snapshot")
+    if not path.is_file():
+        raise ConfigError(
+            f"{setting}: {path} {'is a folder, not a file' if path.is_dir() else 'not found'}",
+            hint="write one with `mcp-evals catalog --out FILE`; the path is relative to the config's folder",
+        )
     servers = read_snapshot(path).servers
     match = [info for info in servers if info.name == server.name]
     if not match and len(servers) == 1:
         match = servers
     if not match:
         raise ConfigError(
-            f"servers.{server.name}.snapshot: {path} has no server named {server.name!r} "
+            f"{setting}: {path} has no server named {server.name!r} "
             f"(it has: {', '.join(info.name for info in servers)})",
             hint="name the config server like the snapshot's server",
         )

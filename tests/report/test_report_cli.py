@@ -117,7 +117,7 @@ def test_baseline_accept_then_compare(run_cli: RunCli, tmp_path: Path) -> None:
     done = run_cli("baseline", "compare", current, "--baseline", baseline)
     assert done.returncode == 1
     assert done.stdout.startswith("Regression: the score fell 52.7 points")
-    assert "regression  search-vpn: correct_call → wrong_tool" in done.stdout
+    assert "regression  search-vpn: correct call → wrong tool" in done.stdout
     done = run_cli("report", current, "--baseline", baseline)
     assert done.returncode == 1
     first_line = done.stdout.splitlines()[0]

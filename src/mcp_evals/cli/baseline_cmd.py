@@ -11,7 +11,7 @@ from ..config import Config, load_config
 from ..errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
 from ..report.escape import plain
 from ..report.inputs import read_results_files
-from ..score import score_results
+from ..score import outcome_label, score_results
 
 DEFAULT_BASELINE = "evals/baseline.json"
 
@@ -108,10 +108,10 @@ def compare(results: tuple[Path, ...], baseline_path: Path | None, config_path: 
         click.echo(
             f"  {difference.field}: {plain(difference.baseline, 100)} → {plain(difference.current, 100)}"
         )
-    for change in comparison.regressions:
-        click.echo(f"  regression  {plain(change.id, 100)}: {change.before} → {change.after}")
-    for change in comparison.fixes:
-        click.echo(f"  fix         {plain(change.id, 100)}: {change.before} → {change.after}")
+    for kind, changes in (("regression", comparison.regressions), ("fix", comparison.fixes)):
+        for change in changes:
+            before, after = outcome_label(change.before), outcome_label(change.after)
+            click.echo(f"  {kind:<10}  {plain(change.id, 100)}: {before} → {after}")
     if scorecard.preliminary:
         click.echo(
             "  (PRELIMINARY run: some answers never reached the model; only reached fixtures compared)"

@@ -311,26 +311,40 @@ async def _list_stdio(server: ServerConfig, config: Config) -> ServerInfo:
             failure = error
     if spawned is None:  # pragma: no cover - _spawn raises ServerError for every start-up failure
         raise ServerError(server.name, f"could not start: {failure!r}")
+    timed_out = deadline.cancelled_caught or failure is None
+    raise _stdio_failure(server, config, spawned, failure, progress, timed_out=timed_out)
+
+
+def _stdio_failure(
+    server: ServerConfig,
+    config: Config,
+    spawned: _StdioServer,
+    failure: BaseException | None,
+    progress: _Progress,
+    *,
+    timed_out: bool,
+) -> ServerError:
+    """One clear error for a stdio server that failed: bad output, silence, an exit, or an error."""
     tail = spawned.stderr_tail()
     if spawned.bad_output is not None:
-        raise ServerError(
+        return ServerError(
             server.name,
             f"wrote something that is not MCP JSON-RPC on stdout during {progress.stage}: "
             f"{spawned.bad_output}",
             stderr_tail=tail,
             hint="a stdio server must write only protocol messages to stdout; logs and banners go to stderr",
         )
-    if deadline.cancelled_caught or failure is None:
+    if timed_out or failure is None:
         unfinished = bytes(spawned.unfinished).strip()
         if unfinished and not unfinished.startswith(b"{"):
-            raise ServerError(
+            return ServerError(
                 server.name,
                 f"no answer within {server.timeout:g} s; its stdout holds an unfinished line that is "
                 f"not MCP JSON-RPC: {_quote(unfinished)}",
                 stderr_tail=tail,
                 hint="a stdio server must write only newline-terminated protocol messages to stdout",
             )
-        raise ServerError(
+        return ServerError(
             server.name,
             f"no answer within {server.timeout:g} s (stuck in {progress.stage})",
             stderr_tail=tail,
@@ -346,13 +360,13 @@ async def _list_stdio(server: ServerConfig, config: Config) -> ServerInfo:
             )
         else:
             hint = None if tail else "run the command by hand to see why it stops"
-        raise ServerError(
+        return ServerError(
             server.name,
             f"exited with {_describe_exit(code)} during {progress.stage}",
             stderr_tail=tail,
             hint=hint,
         )
-    raise ServerError(server.name, f"{progress.stage} failed: {_describe(failure)}", stderr_tail=tail)
+    return ServerError(server.name, f"{progress.stage} failed: {_describe(failure)}", stderr_tail=tail)
 
 
 def _working_directory(server: ServerConfig, config: Config) -> Path:

@@ -306,6 +306,14 @@ class _Checker:
         self.check_set(fixtures)
 
     def check_fixture(self, fixture: Fixture) -> None:
+        self.check_kind(fixture)
+        known = self.check_expected_tools(fixture)
+        if known and fixture.expected_args:
+            self.check_arguments(fixture, known)
+        self.check_labels(fixture)
+
+    def check_kind(self, fixture: Fixture) -> None:
+        """`select` names tools; `refuse` and `clarify` name neither tools nor arguments."""
         if fixture.kind == "select" and not fixture.expected_tools:
             self.fixture_problem(
                 fixture,
@@ -328,6 +336,9 @@ class _Checker:
                     f"fixture {fixture.id!r} is `kind: {fixture.kind}`, so it cannot expect arguments; "
                     "remove `expected_args`",
                 )
+
+    def check_expected_tools(self, fixture: Fixture) -> list[Tool]:
+        """Each expected tool once, in the catalog and not excluded; returns the ones that are."""
         counts = Counter(fixture.expected_tools)
         for name in sorted(name for name, count in counts.items() if count > 1):
             self.fixture_problem(
@@ -362,8 +373,10 @@ class _Checker:
                 )
             else:
                 known.append(tool)
-        if known and fixture.expected_args:
-            self.check_arguments(fixture, known)
+        return known
+
+    def check_labels(self, fixture: Fixture) -> None:
+        """A fixture's `area` is a known one; its `pattern` is no near-miss of a counted one."""
         if fixture.area is not None and fixture.area not in self.known_areas:
             self.fixture_problem(
                 fixture,

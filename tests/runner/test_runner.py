@@ -20,14 +20,11 @@ from mcp_evals.record import FixtureResult
 from mcp_evals.results import read_results
 from mcp_evals.runner import (
     AdaptiveLimiter,
-    ResultsWriter,
     RetryPolicy,
-    Runner,
     RunOutcome,
     RunSettings,
-    make_header,
     plan_fixtures,
-    plan_jobs,
+    run_eval,
     shard_fixtures,
 )
 from mcp_evals.score import score_results
@@ -67,39 +64,19 @@ def run_fixtures(
 ) -> Run:
     tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "results.ndjson"
-    header = make_header(
-        provider=provider,
-        catalog=provider.catalog,
-        planned=fixtures,
-        all_fixtures=fixtures,
-        system_prompt=provider.system_prompt,
-        samples=samples,
-        max_tokens=provider.settings.max_tokens,
-        temperature=None,
-        shard=None,
-        limit=None,
-        exclude_tools=[],
-        scoring=__import__("mcp_evals.config", fromlist=["ScoringOptions"]).ScoringOptions(),
-        gate=__import__("mcp_evals.config", fromlist=["GateOptions"]).GateOptions(),
-    )
-    jobs = plan_jobs(fixtures, samples)
     progress_path = tmp_path / "progress.txt"
+    run_settings = RunSettings(
+        concurrency=concurrency,
+        retry=retry,
+        budget_usd=budget,
+        price=find_price(provider.settings.model),
+        **settings,
+    )
     with progress_path.open("w") as stream:
-        runner = Runner(
-            provider,
-            RunSettings(
-                concurrency=concurrency,
-                retry=retry,
-                budget_usd=budget,
-                price=find_price(provider.settings.model),
-                **settings,
-            ),
-            ResultsWriter(path, header),
-            progress=Progress(len(jobs), stream=stream, tty=False, interval=0.0),
-            catalog_hash=provider.catalog.hash,
-            total=len(jobs),
+        progress = Progress(len(fixtures) * samples, stream=stream, tty=False, interval=0.0)
+        outcome = anyio.run(
+            lambda: run_eval(provider, fixtures, path, run_settings, samples=samples, progress=progress)
         )
-        outcome = anyio.run(runner.run, jobs)
     results = read_results(path)
     return Run(outcome, results.results, path, progress_path.read_text())
 

@@ -424,3 +424,25 @@ class Provider(ABC):
 
     def invalid_response(self, message: str, request_id: str | None = None) -> ProviderFailure:
         return ProviderFailure("invalid_response", message, transient=True, request_id=request_id)
+
+
+class OfflineProvider(Provider):
+    """A provider that answers in-process (the lexical baseline, replay): no HTTP, no key, no cost."""
+
+    uses_network: ClassVar = False
+
+    def build_request(self, fixture: Fixture, mode: ToolChoiceMode | None) -> HttpRequest:
+        raise NotImplementedError(f"{self.name} sends no request")
+
+    def parse_response(self, status: int, headers: Mapping[str, str], body: bytes) -> Answer:
+        raise NotImplementedError(f"{self.name} receives no response")
+
+    def classify_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderFailure:
+        raise NotImplementedError(f"{self.name} sees no HTTP errors")
+
+    def mode_for(self, fixture: Fixture, *, forced_rejected: bool) -> ToolChoiceMode | None:
+        return None  # no tool_choice: the provider itself decides whether to call
+
+    @abstractmethod
+    async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
+        """The answer to one fixture, computed here."""

@@ -15,12 +15,11 @@ import re
 import time
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ..catalog import Tool
-from ..fixtures import Fixture
 from ..record import ToolChoiceMode
-from .base import Answer, HttpRequest, Job, Provider, ProviderFailure
+from .base import Answer, Job, OfflineProvider
 
 MODEL_NAME = "bm25"
 K1 = 1.2
@@ -96,9 +95,8 @@ class Bm25Index:
         return ranked
 
 
-class LexicalProvider(Provider):
+class LexicalProvider(OfflineProvider):
     name: ClassVar = "lexical"
-    uses_network: ClassVar = False
     baseline_only = True
     label: ClassVar = "lexical baseline (BM25, not a model)"
 
@@ -110,20 +108,8 @@ class LexicalProvider(Provider):
             self._index = Bm25Index({tool.name: tool_words(tool) for tool in self.catalog.tools})
         return self._index
 
-    def mode_for(self, fixture: Fixture, *, forced_rejected: bool) -> ToolChoiceMode | None:
-        return None  # no tool_choice: the threshold decides whether to call
-
     def rank(self, query: str) -> list[tuple[str, float]]:
         return self.index.scores(words(query))
-
-    def build_request(self, fixture: Fixture, mode: ToolChoiceMode | None) -> HttpRequest:
-        raise NotImplementedError("the lexical baseline sends no request")
-
-    def parse_response(self, status: int, headers: Mapping[str, Any], body: bytes) -> Answer:
-        raise NotImplementedError("the lexical baseline receives no response")
-
-    def classify_error(self, status: int, headers: Mapping[str, Any], body: bytes) -> ProviderFailure:
-        raise NotImplementedError("the lexical baseline sees no HTTP errors")
 
     async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
         started = time.perf_counter()

@@ -8,19 +8,16 @@ has no earlier answer and is recorded as not reached.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ..catalog import Catalog
-from ..fixtures import Fixture
 from ..record import FixtureResult, ToolChoiceMode
 from ..results import Results
-from .base import Answer, HttpRequest, Job, Provider, ProviderFailure, ProviderSettings
+from .base import Answer, Job, OfflineProvider, ProviderFailure, ProviderSettings
 
 
-class ReplayProvider(Provider):
+class ReplayProvider(OfflineProvider):
     name: ClassVar = "replay"
-    uses_network: ClassVar = False
     label: ClassVar = "replay of an earlier results file"
 
     def __init__(
@@ -40,18 +37,6 @@ class ReplayProvider(Provider):
         self.answers: dict[tuple[str, int], FixtureResult] = {
             key: result for key, result in source.by_key.items() if result.reached
         }
-
-    def mode_for(self, fixture: Fixture, *, forced_rejected: bool) -> ToolChoiceMode | None:
-        return None
-
-    def build_request(self, fixture: Fixture, mode: ToolChoiceMode | None) -> HttpRequest:
-        raise NotImplementedError("replay sends no request")
-
-    def parse_response(self, status: int, headers: Mapping[str, Any], body: bytes) -> Answer:
-        raise NotImplementedError("replay receives no response")
-
-    def classify_error(self, status: int, headers: Mapping[str, Any], body: bytes) -> ProviderFailure:
-        raise NotImplementedError("replay sees no HTTP errors")
 
     async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
         fixture = job.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal, get_args
 
 from pydantic import Field
@@ -10,6 +11,7 @@ from ..catalog import Catalog
 from ..config import ScoringOptions
 from ..fixtures import Fixture
 from ..record import FixtureResult, ToolCall, Usage
+from ..validate import fixture_area as validated_fixture_area
 from ._model import ScoreModel
 from .abstention import classify_abstention
 from .arguments import SchemaValidators, check_arguments
@@ -79,14 +81,9 @@ class SampleScore(ScoreModel):
         return self.calls[0].name if self.calls else None
 
 
-def fixture_area(fixture: Fixture, catalog: Catalog) -> str:
-    if fixture.area:
-        return fixture.area
-    areas = catalog.area_by_name
-    for tool in fixture.expected_tools:
-        if areas.get(tool):
-            return areas[tool]
-    return NO_AREA
+def fixture_area(fixture: Fixture, area_by_name: Mapping[str, str]) -> str:
+    """The area a fixture counts in (as ``validate`` counts it), or ``(none)``."""
+    return validated_fixture_area(fixture, area_by_name) or NO_AREA
 
 
 def score_answer(

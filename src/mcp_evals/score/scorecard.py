@@ -474,10 +474,11 @@ def score_results(
         notes.append(f"This report covers shard {shards[0]} only; merge the shards for the whole run.")
 
     validators = SchemaValidators()
+    area_by_name = catalog.area_by_name
     fixtures = [
         _summarise_fixture(
             fixture,
-            fixture_area(fixture, catalog),
+            fixture_area(fixture, area_by_name),
             [
                 score_answer(
                     fixture,

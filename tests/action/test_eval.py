@@ -9,16 +9,21 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
 
+from mcp_evals._mcp import server_environment
 from mcp_evals.config import load_config
+
+# the runner's fake Anthropic API (tests/ is on sys.path: pytest imports tests/runner as `runner`)
+from runner.fake_anthropic import FakeAnthropic
+from runner.fake_http import after
 
 from . import events
 from .conftest import REPO_ROOT, VENV_BIN, ActionStep, copy_example
-from .fake_anthropic import FakeAnthropic, RunningFakeAnthropic
 from .fake_github import FakeGitHub
 
 KEY = "sk-ant-api03-KEY-SCOPING-PROOF-7c1e9a"
@@ -49,9 +54,16 @@ fixtures:
 
 
 @pytest.fixture
-def fake_anthropic() -> FakeAnthropic:
-    with RunningFakeAnthropic(FakeAnthropic(key=KEY)) as fake:
-        yield fake  # type: ignore[misc]
+def fake_anthropic() -> Iterator[FakeAnthropic]:
+    fake = FakeAnthropic(key=KEY).start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+def keys_seen(fake: FakeAnthropic) -> list[str]:
+    return [request.headers.get("x-api-key", "") for request in fake.model_requests()]
 
 
 def everything_project(workspace: Path, probe: Path) -> Path:
@@ -107,14 +119,14 @@ def test_the_key_reaches_the_eval_and_nothing_else(
             "BUILD": "env > build-env.txt",
             "PROVIDER": "",
         },
-        ANTHROPIC_BASE_URL=fake_anthropic.url,
+        ANTHROPIC_BASE_URL=fake_anthropic.base_url,
     )
     result = step.run_entrypoint(env, timeout=180)
     log = result.stdout + result.stderr
     assert result.returncode == 0, log
 
     # the eval process had the key: every model request carried it
-    assert len(fake_anthropic.keys_seen) == 4 and set(fake_anthropic.keys_seen) == {KEY}
+    assert len(keys_seen(fake_anthropic)) == 4 and set(keys_seen(fake_anthropic)) == {KEY}
     # … the build did not
     build_env = (project / "build-env.txt").read_text()
     assert "GITHUB_WORKSPACE=" in build_env and KEY not in build_env and fake_github.token not in build_env
@@ -128,7 +140,7 @@ def test_the_key_reaches_the_eval_and_nothing_else(
         assert KEY not in path.read_text(errors="replace"), path
     assert all(KEY not in body for body in fake_github.comment_bodies(12))
     assert [line for line in log.splitlines() if KEY in line] == [f"::add-mask::{KEY}"]
-    assert not any(KEY in json.dumps(body) for body in fake_anthropic.bodies)
+    assert not any(KEY.encode() in request.body for request in fake_anthropic.requests)
 
     # and the run itself went through: the report is the summary, the comment and the outputs
     outputs = step.outputs()
@@ -144,48 +156,56 @@ def test_the_key_reaches_the_eval_and_nothing_else(
 
 
 @needs_everything
-def test_the_server_tool_that_prints_its_environment_sees_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    """server-everything's `get-env` returns the server's own environment; started the way every
-    mcp-evals command starts a stdio server, from a process that holds the key and the token."""
-    from mcp import Client
+@pytest.mark.parametrize("named_in_config", [False, True], ids=["scoped", "control-named-in-env"])
+def test_get_env_shows_the_server_got_no_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, named_in_config: bool
+) -> None:
+    """server-everything's `get-env` returns the server process's own environment. The server is
+    started, through the public MCP client, with `server_environment` (what mcp-evals gives every
+    stdio server it spawns) from a process that holds the key, the token and the inputs, as
+    `mcp-evals run` does inside the Action. The control names the key in the server's `env:`: then
+    get-env shows it, so the first case would fail if the scoping let the key through."""
+    from mcp import Client, StdioServerParameters
 
-    from mcp_evals import _mcp
-
+    token = "ghs_token_that_must_not_leak"
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    monkeypatch.setenv("GITHUB_TOKEN", "ghs_token_that_must_not_leak")
+    monkeypatch.setenv("GITHUB_TOKEN", token)
     monkeypatch.setenv("INPUT_ANTHROPIC-API-KEY", KEY)
-    config_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"everything-{os.getpid()}.yaml"
-    config_path.write_text(
-        json.dumps(
-            {"servers": [{"name": "everything", "command": "node", "args": [str(EVERYTHING), "stdio"]}]}
-        )
+    server: dict[str, object] = {"name": "everything", "command": "node", "args": [str(EVERYTHING), "stdio"]}
+    if named_in_config:
+        server["env"] = {"ANTHROPIC_API_KEY": "${ANTHROPIC_API_KEY}"}
+    config_path = tmp_path / "mcp-evals.yaml"
+    config_path.write_text(json.dumps({"servers": [server]}))
+    [spec] = load_config(config_path).servers
+    assert spec.command is not None
+    parameters = StdioServerParameters(
+        command=spec.command, args=list(spec.args), env=server_environment(spec), cwd=tmp_path
     )
-    config = load_config(config_path)
 
     async def get_env() -> str:
-        async with _mcp._spawn(config.servers[0], config) as spawned, Client(spawned.transport()) as client:
+        async with Client(parameters) as client:
             result = await client.call_tool("get-env", {})
             return "".join(getattr(block, "text", "") for block in result.content)
 
-    try:
-        text = anyio.run(get_env)
-    finally:
-        config_path.unlink()
+    text = anyio.run(get_env)
     environment = json.loads(text)
-    assert "PATH" in environment
-    assert KEY not in text and "ghs_token_that_must_not_leak" not in text
-    assert not {"ANTHROPIC_API_KEY", "GITHUB_TOKEN", "INPUT_ANTHROPIC-API-KEY"} & set(environment)
+    assert "PATH" in environment and token not in text
+    assert not {"GITHUB_TOKEN", "INPUT_ANTHROPIC-API-KEY"} & set(environment)
+    if named_in_config:
+        assert environment["ANTHROPIC_API_KEY"] == KEY
+    else:
+        assert KEY not in text and "ANTHROPIC_API_KEY" not in environment
 
 
 @needs_everything
 def test_a_revoked_key_mid_run_is_preliminary_everywhere(
     step: ActionStep, fake_github: FakeGitHub, fake_anthropic: FakeAnthropic
 ) -> None:
-    fake_anthropic.fail_after = 2
+    fake_anthropic.script(fake_anthropic.unauthorized(), when=after(2), times=None)  # revoked
     everything_project(step.workspace, step.root / "probe.txt")
     inputs = {"WORKING-DIRECTORY": "server", "ANTHROPIC-API-KEY": KEY, "CONCURRENCY": "1"}
     result = step.run_entrypoint(
-        dispatch_env(step, fake_github, inputs, ANTHROPIC_BASE_URL=fake_anthropic.url)
+        dispatch_env(step, fake_github, inputs, ANTHROPIC_BASE_URL=fake_anthropic.base_url)
     )
     assert result.returncode == 2, result.stdout + result.stderr
     outputs = step.outputs()
@@ -201,7 +221,7 @@ def test_fail_on_turns_a_gate_decision_into_a_failed_step(
     everything_project(step.workspace, step.root / "probe.txt")
     inputs = {"WORKING-DIRECTORY": "server", "ANTHROPIC-API-KEY": KEY, "FAIL-ON": "deprioritize_refactor"}
     result = step.run_entrypoint(
-        dispatch_env(step, fake_github, inputs, ANTHROPIC_BASE_URL=fake_anthropic.url)
+        dispatch_env(step, fake_github, inputs, ANTHROPIC_BASE_URL=fake_anthropic.base_url)
     )
     assert result.returncode == 1
     assert step.outputs()["decision"] == "deprioritize_refactor"

@@ -622,8 +622,16 @@ class CommentOutcome:
     message: str = ""
 
 
+_WRITE_ACCESS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+
+
 def find_sticky_comment(comments: Iterator[dict[str, Any]], marker: str) -> dict[str, Any] | None:
-    """Our comment for this config: its first line is the marker; a bot's comment wins over a person's."""
+    """Our comment for this config: its first line is the marker, and a bot (the workflow's token) or
+    someone with write access (a personal token) wrote it; a bot's comment wins.
+
+    Anyone can post a comment that starts with the marker. Updating theirs would put the report into
+    a comment its author can edit afterwards, so comments by others are never taken for ours.
+    """
     found: dict[str, Any] | None = None
     for comment in comments:
         body = comment.get("body")
@@ -632,18 +640,25 @@ def find_sticky_comment(comments: Iterator[dict[str, Any]], marker: str) -> dict
         user = comment.get("user")
         if isinstance(user, dict) and user.get("type") == "Bot":
             return comment
-        found = found or comment
+        if comment.get("author_association") in _WRITE_ACCESS:
+            found = found or comment
     return found
 
 
-def permission_fix(status: int) -> str:
-    if status in (403, 404):
+def comment_fix(error: GitHubApiError) -> str:
+    """What to do about a comment that could not be written (the step goes on: it is a warning)."""
+    if error.retryable and error.status in (403, 429):  # a rate limit, still in force after the retries
+        wait = (
+            f" (it resets in about {max(round(error.retry_after / 60), 1)} min)" if error.retry_after else ""
+        )
+        return f"GitHub's API rate limit was hit{wait}; the job summary has the report. Re-run the job later."
+    if error.status in (403, 404):
         return (
             "give the job `permissions: {contents: read, pull-requests: write}`. On a pull request from a "
             "fork GitHub hands out a read-only token, so no comment can be written there: the job summary "
             "has the report."
         )
-    if status == 401:
+    if error.status == 401:
         return "the `github-token` input is not a valid token; leave it unset to use the workflow's token."
     return "the job summary has the report; re-run the job to retry the comment."
 
@@ -683,7 +698,7 @@ def post_sticky_comment(
         return CommentOutcome(
             "failed",
             message=f"could not comment on #{number}: {error.status} {error.message}. "
-            f"Fix: {permission_fix(error.status)}",
+            f"Fix: {comment_fix(error)}",
         )
     except httpx.HTTPError as error:
         return CommentOutcome(

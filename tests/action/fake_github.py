@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.parse
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +26,7 @@ class Request:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: Any
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass
@@ -37,13 +39,18 @@ class FakeGitHub:
     read_only: bool = False  # writes answer 403 like a fork PR's token
     secondary_rate_limited: int = 0  # this many next requests answer 403 + retry-after (secondary limit)
     rate_limited: int = 0  # this many next requests answer 429 + retry-after
+    retry_after: str = "0"  # the retry-after of those two limits, in seconds
+    primary_rate_limited: int = 0  # this many next requests answer 403 + x-ratelimit-remaining: 0 …
+    resets_in: float = 0.0  # … and an x-ratelimit-reset (epoch seconds) this far from now
     requests: list[Request] = field(default_factory=list)
     url: str = ""
     _next_id: int = 1000
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     # -- helpers for tests
-    def add_comment(self, number: int, body: str, user: dict[str, Any] | None = None) -> dict[str, Any]:
+    def add_comment(
+        self, number: int, body: str, user: dict[str, Any] | None = None, association: str = "CONTRIBUTOR"
+    ) -> dict[str, Any]:
         with self._lock:
             self._next_id += 1
             comment = {
@@ -52,6 +59,7 @@ class FakeGitHub:
                 "html_url": f"https://github.com/octo/helpdesk/pull/{number}#issuecomment-{self._next_id}",
                 "body": body,
                 "user": user or PERSON,
+                "author_association": association,  # the author's relation to the repository
                 "created_at": "2026-11-30T12:00:00Z",
                 "updated_at": "2026-11-30T12:00:00Z",
             }
@@ -106,13 +114,27 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(401, "Bad credentials")
         if fake.rate_limited:
             fake.rate_limited -= 1
-            return self._error(429, "API rate limit exceeded", {"retry-after": "0"})
+            return self._error(429, "API rate limit exceeded", {"retry-after": fake.retry_after})
         if fake.secondary_rate_limited:
             fake.secondary_rate_limited -= 1
             return self._error(
                 403,
                 "You have exceeded a secondary rate limit. Please wait a few minutes.",
-                {"retry-after": "0"},
+                {"retry-after": fake.retry_after},
+            )
+        if fake.primary_rate_limited:
+            fake.primary_rate_limited -= 1
+            reset = int(time.time() + fake.resets_in)
+            return self._error(
+                403,
+                "API rate limit exceeded for installation ID 41898282.",
+                {
+                    "x-ratelimit-limit": "1000",
+                    "x-ratelimit-remaining": "0",
+                    "x-ratelimit-used": "1000",
+                    "x-ratelimit-reset": str(reset),
+                    "x-ratelimit-resource": "core",
+                },
             )
         parts = parsed.path.strip("/").split("/")
         # /repos/{owner}/{repo}/issues/{n}/comments
@@ -168,7 +190,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _create(self, number: int, body: Any) -> None:
         text = self._check_write(body)
         if text is not None:
-            self._send(201, self.server.fake.add_comment(number, text, BOT))
+            self._send(201, self.server.fake.add_comment(number, text, BOT, "NONE"))
 
     def _update(self, comment_id: int, body: Any) -> None:
         text = self._check_write(body)

@@ -245,6 +245,24 @@ def test_a_forged_marker_from_a_person_loses_to_ours(fake_github: FakeGitHub) ->
     assert "update" in ours["body"] and "update" not in forged["body"]
 
 
+def test_a_marker_posted_by_someone_without_write_access_is_never_taken_for_ours(
+    fake_github: FakeGitHub,
+) -> None:
+    """Updating it would put the report into a comment its author (say, of a fork PR) can edit later."""
+    forged = fake_github.add_comment(7, f"{MARKER}\n✅ all good, merge away", PERSON, "CONTRIBUTOR")
+    assert post(fake_github, {"validate": "invalid: 2 problems"}).action == "created"
+    assert forged["body"].endswith("merge away")
+    assert post(fake_github, {"validate": "valid"}).action == "updated"  # ours, from then on
+    assert [request.method for request in fake_github.writes()] == ["POST", "PATCH"]
+    assert fake_github.comment_bodies(7)[0].endswith("merge away")
+
+
+def test_a_comment_written_with_a_maintainer_s_personal_token_is_updated(fake_github: FakeGitHub) -> None:
+    ours = fake_github.add_comment(7, f"{MARKER}\nold", PERSON, "OWNER")
+    assert post(fake_github, {"validate": "new"}).action == "updated"
+    assert "new" in ours["body"]
+
+
 def test_sections_from_other_modes_survive_an_update(fake_github: FakeGitHub) -> None:
     post(fake_github, {"eval": "top-1 91 %"})
     post(fake_github, {"validate": "valid"})
@@ -321,6 +339,31 @@ def test_rate_limits_are_retried(fake_github: FakeGitHub) -> None:
     assert outcome.action == "created"
     statuses = len(fake_github.requests)
     assert statuses == 5  # 3 refused (429, 403 secondary ×2), then the list and the create
+
+
+def test_retry_after_is_honoured(fake_github: FakeGitHub) -> None:
+    fake_github.secondary_rate_limited, fake_github.retry_after = 1, "1"
+    assert post(fake_github, {"validate": "valid"}).action == "created"
+    refused, retried = fake_github.requests[:2]
+    assert retried.at - refused.at >= 0.95
+
+
+def test_a_primary_rate_limit_waits_for_its_reset(fake_github: FakeGitHub) -> None:
+    """403 with x-ratelimit-remaining: 0 is GitHub's primary rate limit: wait until x-ratelimit-reset."""
+    fake_github.primary_rate_limited, fake_github.resets_in = 1, 1.0
+    assert post(fake_github, {"validate": "valid"}).action == "created"
+    refused, retried = fake_github.requests[:2]
+    assert retried.at - refused.at >= 0.95  # not the 0.5 s back-off of an ordinary retry
+    assert len(fake_github.requests) == 3  # the refused list, the list, the create
+
+
+def test_a_primary_rate_limit_an_hour_away_is_not_waited_for(fake_github: FakeGitHub) -> None:
+    fake_github.primary_rate_limited, fake_github.resets_in = 1, 3600
+    outcome = post(fake_github, {"validate": "valid"})
+    assert outcome.action == "failed" and len(fake_github.requests) == 1
+    assert "403 API rate limit exceeded" in outcome.message
+    assert "rate limit was hit (it resets in about 60 min)" in outcome.message
+    assert "permissions" not in outcome.message  # not the fix for a read-only token
 
 
 def test_rate_limits_give_up_after_the_attempts(fake_github: FakeGitHub) -> None:

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from mcp_evals.baseline import compare_with_baseline, make_baseline
 from mcp_evals.config import GateOptions
 from mcp_evals.fixtures import Fixture
 from mcp_evals.report import render_html, render_markdown
@@ -13,7 +14,7 @@ from mcp_evals.report.markdown import GITHUB_SUMMARY_LIMIT, size_in_chars
 from mcp_evals.results import Results
 from mcp_evals.score import Scorecard, score_results
 
-from .records import answer, call, catalog, header, helpdesk_results, tool
+from .records import answer, call, catalog, header, helpdesk_perfect_results, helpdesk_results, tool
 
 
 @pytest.fixture(scope="module")
@@ -127,3 +128,13 @@ def test_a_top1_just_below_a_threshold_never_reads_as_the_threshold() -> None:
     assert "| Top-1 (first call is an expected tool) | 84.95% |" in text
     assert "| billing | 84.95% |" in text  # below its 85% minimum, and it reads so
     assert '<td>Top-1</td><td class="num">84.95%</td>' in render_html(scorecard)
+
+
+def test_the_first_line_names_the_baseline_verdict_once() -> None:
+    baseline = make_baseline(score_results(helpdesk_perfect_results()))
+    same = score_results(helpdesk_perfect_results())
+    first = render_markdown(same, baseline_comparison=compare_with_baseline(same, baseline)).splitlines()[0]
+    assert first.endswith("· anthropic/claude-opus-4-8 · baseline: within tolerance")
+    worse = score_results(helpdesk_results())
+    first = render_markdown(worse, baseline_comparison=compare_with_baseline(worse, baseline)).splitlines()[0]
+    assert first.count("regression") == 1 and "FAILED: baseline regression" in first

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..baseline import BaselineComparison
 from ..score import OUTCOMES, Scorecard
 from .common import environment, failing_fixtures
-from .verdict import exit_code, verdict_parts, verdict_text
+from .verdict import baseline_note, exit_code, verdict_parts
 
 
 def render_html(scorecard: Scorecard, *, baseline_comparison: BaselineComparison | None = None) -> str:
@@ -19,10 +19,10 @@ def render_html(scorecard: Scorecard, *, baseline_comparison: BaselineComparison
     return template.render(
         s=scorecard,
         c=baseline_comparison,
-        verdict=verdict_text(scorecard, baseline_comparison),
         state=state,
         top1=top1,
         by=by,
+        baseline_note=baseline_note(baseline_comparison),
         exit_code=exit_code(scorecard, baseline_comparison),
         failing=failing_fixtures(scorecard),
         outcomes=[outcome for outcome in OUTCOMES if scorecard.metrics.outcomes.get(outcome)],

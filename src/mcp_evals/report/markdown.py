@@ -14,7 +14,7 @@ from ..baseline import BaselineComparison
 from ..score import Scorecard
 from .common import environment, failing_fixtures, take
 from .escape import mermaid_labels
-from .verdict import exit_code, verdict_parts
+from .verdict import baseline_note, exit_code, verdict_parts
 
 GITHUB_COMMENT_LIMIT = 65_536
 GITHUB_SUMMARY_LIMIT = 1024 * 1024
@@ -57,6 +57,7 @@ def _context(
         "state": state,
         "top1": top1,
         "by": by,
+        "baseline_note": baseline_note(comparison),
         "limit": limit,
         "minimal": minimal,
         "failing": take(failing, limit),

@@ -79,7 +79,11 @@ def verdict_parts(scorecard: Scorecard, comparison: BaselineComparison | None = 
 def verdict_text(scorecard: Scorecard, comparison: BaselineComparison | None = None) -> str:
     """The verdict as one plain line (terminal, JSON, JUnit)."""
     state, top1, by = verdict_parts(scorecard, comparison)
-    line = f"mcp-evals: {state} — {top1} · {plain(by, 120)}"
-    if comparison is not None:
-        line += f" · baseline: {comparison.label}"
-    return line
+    return f"mcp-evals: {state} — {top1} · {plain(by, 120)}{baseline_note(comparison)}"
+
+
+def baseline_note(comparison: BaselineComparison | None) -> str:
+    """`` · baseline: within tolerance`` for the first line; empty when the status already says it."""
+    if comparison is None or comparison.fails:
+        return ""
+    return f" · baseline: {comparison.label}"

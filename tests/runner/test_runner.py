@@ -367,6 +367,23 @@ def test_openai_runs_record_invalid_arguments_and_cached_prompt_tokens(
     assert all(run.by_id[fixture.id].usage.cache_read_tokens > 1024 for fixture in fixtures[1:])
 
 
+def test_an_openai_compatible_server_that_refuses_required_tool_choice_falls_back_once(
+    tmp_path: Path, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
+) -> None:
+    fixtures = helpdesk_fixtures[:12]
+    with FakeOpenAI(key=None) as fake:
+        fake.forced_rejecting.add("local-llm")
+        provider = OpenAIProvider(
+            ProviderSettings(model="local-llm", base_url=fake.base_url + "/v1"), helpdesk_catalog, "Route."
+        )
+        run = run_fixtures(tmp_path, provider, fixtures)
+        choices = [request.json["tool_choice"] for request in fake.model_requests()]
+    assert choices.count("required") == 1 and run.outcome.complete and run.outcome.forced_rejected
+    selects = {fixture.id for fixture in fixtures if fixture.kind == "select"}
+    assert {result.mode for result in run.results if result.fixture_id in selects} == {"auto_instructed"}
+    assert read_results(run.path).header.tool_choice == "auto_instructed"
+
+
 def test_progress_is_plain_lines_when_not_on_a_terminal(
     tmp_path: Path, fake: FakeAnthropic, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
 ) -> None:

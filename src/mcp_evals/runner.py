@@ -559,9 +559,11 @@ class Runner:
                 if not self.budget_stop:
                     self.budget_stop = True
                     self.outcome.budget_stopped = True
+                    in_flight = f" (+${self.reserved_usd:.4f} in flight)" if self.reserved_usd else ""
                     self.say(
-                        f"budget: spent ${self.outcome.spent_usd:.4f} of ${self.settings.budget_usd:g}; "
-                        "the next request could cross it, so no new requests are sent (PRELIMINARY run)"
+                        f"budget: spent ${self.outcome.spent_usd:.4f}{in_flight} of "
+                        f"${self.settings.budget_usd:g}; the next request could cost up to ${estimate:.4f}, "
+                        "so no new requests are sent (PRELIMINARY run)"
                     )
                 self.record(self.not_sent(job))
                 return

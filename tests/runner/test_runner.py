@@ -315,6 +315,7 @@ def test_the_budget_stops_dispatch_before_it_could_be_crossed(
     assert sum(result.cost_usd or 0 for result in run.results) == pytest.approx(run.outcome.spent_usd)
     assert all("budget of $0.06" in (r.error_message or "") for r in run.results if r.error_kind == "budget")
     assert len(fake.model_requests()) == kinds[None]
+    assert "the next request could cost up to $" in run.stderr
 
 
 def test_concurrency_halves_on_rate_limits_and_creeps_back() -> None:

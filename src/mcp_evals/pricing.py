@@ -109,6 +109,15 @@ def require_price(model: str, overrides: dict[str, ModelPrice] | None = None) ->
     return price
 
 
+def provider_of(model: str) -> str | None:
+    """The provider whose API serves ``model`` by the bundled table (``claude-*`` is Anthropic's)."""
+    name = normalize_model(model)
+    entry = _table()["models"].get(name)
+    if isinstance(entry, dict) and entry.get("provider"):
+        return str(entry["provider"])
+    return "anthropic" if name.startswith("claude-") else None
+
+
 def known_models(provider: str | None = None) -> list[str]:
     models: dict[str, dict[str, Any]] = _table()["models"]
     return [name for name, entry in models.items() if provider is None or entry.get("provider") == provider]

@@ -10,6 +10,7 @@ from mcp_evals.pricing import (
     estimate_cost,
     find_price,
     known_models,
+    provider_of,
     rejects_forced_tool_choice,
     require_price,
 )
@@ -89,3 +90,9 @@ def test_the_estimate_with_caching_writes_once_and_reads_after() -> None:
 
     short = estimate_cost(price, prefix_tokens=500, other_tokens=[20] * 50, max_tokens=1024)
     assert not short.cacheable and short.with_caching == short.without_caching
+
+
+def test_a_model_id_tells_its_provider() -> None:
+    assert provider_of("gpt-5.4") == "openai" and provider_of("openai/gpt-4.1-mini") == "openai"
+    assert provider_of("claude-opus-4-8-20260301") == provider_of("claude-next-9") == "anthropic"
+    assert provider_of("llama3.1") is None

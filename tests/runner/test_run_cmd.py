@@ -413,3 +413,17 @@ def test_openai_reads_its_key_and_base_url_from_the_environment(
     assert [request.path for request in openai_fake.model_requests()] == ["/v1/chat/completions"] * 3
     bearer = f"Bearer {openai_fake.key}"
     assert all(request.headers["authorization"] == bearer for request in openai_fake.requests)
+
+
+def test_with_both_keys_the_model_asked_for_picks_the_provider(
+    project: Project, anthropic_fake: FakeAnthropic, openai_fake: FakeOpenAI, cli: Cli
+) -> None:
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "2")
+    assert result.code == 0 and read_results(project.results).header.provider == "anthropic"
+    result = cli(
+        "run", "--config", project.config, "--results", project.results, "--limit", "2", "--model", "gpt-5.4"
+    )
+    assert result.code == 0, result.err
+    header = read_results(project.results).header
+    assert header.provider == "openai" and header.model == "gpt-5.4"
+    assert len(openai_fake.model_requests()) == 2 and len(anthropic_fake.model_requests()) == 2

@@ -21,7 +21,7 @@ from ..config import Config
 from ..dry import count_tokens, describe
 from ..errors import EXIT_OK, ConfigError, InputFileError
 from ..fixtures import Fixture, load_fixtures
-from ..pricing import Price, find_price, require_price
+from ..pricing import Price, find_price, provider_of, require_price
 from ..progress import Progress
 from ..providers import PROVIDERS, Provider, ProviderFailure, ProviderSettings, Secret
 from ..providers.anthropic import DEFAULT_MODEL as ANTHROPIC_DEFAULT_MODEL
@@ -59,17 +59,24 @@ class Choice:
     base_url: str | None
 
 
-def choose_provider(requested: str | None, configured: str | None, environ: Mapping[str, str]) -> Choice:
-    """Flag, else config, else the first key present (Anthropic, then OpenAI), else the lexical baseline."""
+def choose_provider(
+    requested: str | None, configured: str | None, environ: Mapping[str, str], model: str | None = None
+) -> Choice:
+    """Flag, else config, else by the keys present, else the lexical baseline.
+
+    With both keys present, the provider of the model asked for (``--model gpt-5.4`` is OpenAI's)
+    wins; otherwise Anthropic, then OpenAI.
+    """
     name = requested or configured
     explicit = name is not None
     if name is None:
-        if environ.get("ANTHROPIC_API_KEY", "").strip():
-            name = "anthropic"
-        elif environ.get("OPENAI_API_KEY", "").strip():
-            name = "openai"
-        else:
-            name = "lexical"
+        present = [
+            candidate
+            for candidate in ("anthropic", "openai")
+            if environ.get(PROVIDERS[candidate].key_env_var or "", "").strip()
+        ]
+        preferred = provider_of(model) if model else None
+        name = preferred if preferred in present else (present[0] if present else "lexical")
     provider_class = PROVIDERS[name]
     key = Secret.from_environ(environ, provider_class.key_env_var) if provider_class.key_env_var else None
     base_url = environ.get(provider_class.base_url_env_var or "") if provider_class.base_url_env_var else None
@@ -204,7 +211,8 @@ def run(
     environ = os.environ
     config = read_config(config_path)
     options = config.run
-    choice = choose_provider(provider, options.provider, environ)
+    model_asked = model or environ.get("EVAL_MODEL", "").strip() or options.model
+    choice = choose_provider(provider, options.provider, environ, model_asked)
     provider_class = PROVIDERS[choice.name]
 
     if provider_class.key_env_var and choice.key is None and not dry:

@@ -14,7 +14,6 @@ from catalog_helpers import PYTHON, SERVERS, independent_listing, python_server,
 from mcp_evals import ServerError, extract_catalog
 from mcp_evals._mcp import server_environment
 from mcp_evals.catalog import load_catalog
-from mcp_evals.cli.catalog_cmd import printable
 from mcp_evals.config import ServerConfig
 from mcp_evals.errors import ConfigError
 from servers.paging_server import AWKWARD_NAMES
@@ -211,7 +210,7 @@ def test_awkward_names_go_through_catalog_snapshot_and_validate(
         provider_name = catalog.names.provider(name)
         assert re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", provider_name)
         assert catalog.names.mcp(provider_name) == name
-        assert f"{printable(name, 80)} -> {provider_name}" in listed.out or name == provider_name
+        assert f"  {name} -> {provider_name}\n" in listed.out or name == provider_name
 
     for source in ((), ("--catalog", snapshot)):
         checked = run_main(capsys, "validate", "--config", config.path, *source)

@@ -97,7 +97,8 @@ def summary(catalog: Catalog, width: int | None = None) -> str:
             f"{plural(len(renamed), 'tool name')} {'does' if len(renamed) == 1 else 'do'} not fit the "
             "model APIs (^[a-zA-Z0-9_-]{1,64}$); models see:",
         ]
-        lines += [f"  {printable(name, 80)} -> {safe}" for name, safe in sorted(renamed)]
+        # In full: a long name cut short in the table above is told apart here.
+        lines += [f"  {printable(name)} -> {safe}" for name, safe in sorted(renamed)]
     lines += [
         "",
         f"{plural(len(catalog.tools), 'tool')} in {plural(len(catalog.areas), 'area')} "

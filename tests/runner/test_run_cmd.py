@@ -427,3 +427,27 @@ def test_with_both_keys_the_model_asked_for_picks_the_provider(
     header = read_results(project.results).header
     assert header.provider == "openai" and header.model == "gpt-5.4"
     assert len(openai_fake.model_requests()) == 2 and len(anthropic_fake.model_requests()) == 2
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("EVAL_LIMIT", "ten", "expected a whole number"),
+        ("EVAL_CONCURRENCY", "1000", "at most 256"),
+        ("EVAL_BUDGET_USD", "nan", "must be more than 0"),
+        ("EVAL_BUDGET_USD", "-1", "must be more than 0"),
+    ],
+)
+def test_a_bad_eval_variable_is_bad_input(
+    project: Project,
+    anthropic_fake: FakeAnthropic,
+    clean_env: pytest.MonkeyPatch,
+    cli: Cli,
+    variable: str,
+    value: str,
+    message: str,
+) -> None:
+    clean_env.setenv(variable, value)
+    result = cli("run", "--config", project.config, "--results", project.results)
+    assert result.code == 3 and variable in result.err and message in result.err
+    assert anthropic_fake.requests == []

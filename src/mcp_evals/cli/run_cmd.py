@@ -8,6 +8,7 @@ model) · 3 bad input.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -83,30 +84,27 @@ def choose_provider(
     return Choice(name=name, explicit=explicit, key=key, base_url=base_url or None)
 
 
-def _env_int(environ: Mapping[str, str], name: str) -> int | None:
+def _env_number(
+    environ: Mapping[str, str], name: str, kind: type[int] | type[float], *, at_most: float = math.inf
+) -> float | None:
+    """A positive number from the environment, or None when unset; anything else is bad input."""
     value = environ.get(name, "").strip()
     if not value:
         return None
+    expected = "a whole number" if kind is int else "a number, e.g. 2.50"
     try:
-        number = int(value)
+        number = kind(value)
     except ValueError:
-        raise ConfigError(f"{name}={value!r}: expected a whole number") from None
-    if number < 1:
-        raise ConfigError(f"{name}={value!r}: must be at least 1")
+        raise ConfigError(f"{name}={value!r}: expected {expected}") from None
+    if not (0 < number <= at_most and math.isfinite(number)):
+        limit = f" and at most {at_most:g}" if math.isfinite(at_most) else ""
+        raise ConfigError(f"{name}={value!r}: must be more than 0{limit}")
     return number
 
 
-def _env_float(environ: Mapping[str, str], name: str) -> float | None:
-    value = environ.get(name, "").strip()
-    if not value:
-        return None
-    try:
-        number = float(value)
-    except ValueError:
-        raise ConfigError(f"{name}={value!r}: expected a number of dollars, e.g. 2.50") from None
-    if number <= 0:
-        raise ConfigError(f"{name}={value!r}: must be more than 0")
-    return number
+def _env_int(environ: Mapping[str, str], name: str, *, at_most: float = math.inf) -> int | None:
+    number = _env_number(environ, name, int, at_most=at_most)
+    return int(number) if number is not None else None
 
 
 def missing_key_message(choice: Choice) -> str:
@@ -229,9 +227,9 @@ def run(
 
     replay_source: Results | None = read_results(replay_from) if replay_from is not None else None
     model_name = _model(choice.name, model, environ, options.model, replay_source)
-    budget = (
-        budget_usd if budget_usd is not None else _env_float(environ, "EVAL_BUDGET_USD") or options.budget_usd
-    )
+    if budget_usd is None:
+        budget_usd = _env_number(environ, "EVAL_BUDGET_USD", float) or options.budget_usd
+    budget = budget_usd
     if provider_class.uses_network:
         price = (
             require_price(model_name, options.prices)
@@ -251,7 +249,7 @@ def run(
         prompt_caching=options.prompt_caching,
         lexical_threshold=options.lexical_threshold,
     )
-    workers = concurrency or _env_int(environ, "EVAL_CONCURRENCY") or options.concurrency or 4
+    workers = concurrency or _env_int(environ, "EVAL_CONCURRENCY", at_most=256) or options.concurrency or 4
     settings = _with_connections(settings, workers)
     smoke = limit or _env_int(environ, "EVAL_LIMIT")
     sample_count = samples or options.samples

@@ -8,10 +8,13 @@ import shutil
 import sys
 from pathlib import Path
 
+import click
 import pytest
+from click.testing import CliRunner
 
 from conftest import HELPDESK, RunCli
 from mcp_evals.catalog import extract_catalog, write_snapshot
+from mcp_evals.cli import cli
 from mcp_evals.config import load_config
 from mcp_evals.fixtures import load_fixtures
 from validate_helpers import listing, run_main, write
@@ -116,6 +119,23 @@ def test_problems_are_grouped_errors_first_with_a_summary(
     assert lines[2].startswith(f"FAILED: {EXAMPLE_FIXTURES + 2} fixtures (")
     assert lines[2].endswith("1 error, 1 warning")
     assert len(lines) == 3
+
+
+def test_a_terminal_sees_the_severities_in_colour_unless_no_color(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unknown = "- {id: n, query: Pull up ticket 4521, expected_tool: get_tickets}\n"
+    write(project / "fixtures" / "zz-new.yaml", unknown)
+    monkeypatch.chdir(project)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    terminal = CliRunner().invoke(cli, ["validate"], color=True, standalone_mode=False)
+    assert terminal.return_value == 1
+    error = click.style("error", fg="red", bold=True)
+    assert f"fixtures/zz-new.yaml:1: {error} [unknown-tool]" in terminal.output
+    assert click.style("FAILED:", fg="red", bold=True) in terminal.output
+    assert click.unstyle(terminal.output).splitlines()[-1].startswith("FAILED: ")
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b" not in CliRunner().invoke(cli, ["validate"], color=True).output
 
 
 def test_warnings_alone_exit_0(

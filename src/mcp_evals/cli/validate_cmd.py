@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -28,6 +29,16 @@ def _one_line(text: str) -> str:
     return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
+_SEVERITY_COLOURS = {"error": "red", "warning": "yellow"}
+
+
+def _problem_line(problem: Problem) -> str:
+    # The severity is coloured; click.echo drops the colour when the output is no terminal (CI logs).
+    place = f"{problem.location}: " if problem.location else ""
+    severity = click.style(problem.severity, fg=_SEVERITY_COLOURS[problem.severity], bold=True)
+    return _one_line(f"{place}{severity} [{problem.rule}] {problem.message}")
+
+
 def summary_line(cover: Coverage, problems: list[Problem]) -> str:
     errors = sum(1 for problem in problems if problem.severity == "error")
     warnings = len(problems) - errors
@@ -41,13 +52,15 @@ def summary_line(cover: Coverage, problems: list[Problem]) -> str:
         f"{len(cover.covered_areas)} of {plural(len(cover.areas), 'area')} covered",
         f"{plural(errors, 'error')}, {plural(warnings, 'warning')}",
     ]
-    return ("FAILED: " if errors else "ok: ") + " · ".join(parts)
+    verdict = (
+        click.style("FAILED:", fg="red", bold=True) if errors else click.style("ok:", fg="green", bold=True)
+    )
+    return f"{verdict} " + " · ".join(parts)
 
 
 def render_text(problems: list[Problem], cover: Coverage) -> str:
-    lines = [_one_line(str(problem)) for problem in problems]
-    lines.append(summary_line(cover, problems))
-    return "\n".join(lines)
+    """One line per problem (``str(problem)`` once unstyled), then the summary; coloured for a terminal."""
+    return "\n".join([*(_problem_line(problem) for problem in problems), summary_line(cover, problems)])
 
 
 def render_json(problems: list[Problem], cover: Coverage, catalog: Catalog) -> str:
@@ -119,7 +132,7 @@ def validate(config_path: Path, snapshot: Path | None, output_format: str) -> in
     if output_format == "json":
         click.echo(render_json(problems, cover, catalog))
     else:
-        click.echo(render_text(problems, cover))
+        click.echo(render_text(problems, cover), color=False if os.environ.get("NO_COLOR") else None)
     if github:
         for line in github_annotations(problems):
             click.echo(line, err=output_format == "json")

@@ -120,5 +120,6 @@ class Progress:
             self.stream.write("\n")
             self._bar_visible = False
         else:
-            self.stream.write(f"{self.label}: done, {self.line()}\n")
+            state = "done" if self.done >= self.total else "stopped"
+            self.stream.write(f"{self.label}: {state}, {self.line()}\n")
         self.stream.flush()

@@ -78,6 +78,33 @@ def test_sigkill_mid_run_then_resume_finishes_without_redoing_or_losing_a_fixtur
     assert len(raw) == 56  # the file was rewritten: no duplicate lines either
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX here")
+def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(
+    project: Project, anthropic_fake: FakeAnthropic
+) -> None:
+    anthropic_fake.latency = 0.1
+    command = ["run", "--config", project.config, "--results", project.results, "--concurrency", "1"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcp_evals", *map(str, command)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while finished_lines(project.results) < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130
+    assert "stopped, " in stderr and "mcp-evals run --resume" in stderr and "Traceback" not in stderr
+    assert 3 <= sum(row.reached for row in read_results(project.results).results) < 56
+
+
 def test_api_keys_never_reach_the_server_process(
     tmp_path: Path, anthropic_fake: FakeAnthropic, cli: Cli, clean_env: pytest.MonkeyPatch
 ) -> None:

@@ -334,7 +334,15 @@ def run(
         catalog_hash=catalog.hash,
         total=len(jobs),
     )
-    outcome = anyio.run(runner.run, jobs)
+    try:
+        outcome = anyio.run(runner.run, jobs)
+    except KeyboardInterrupt:
+        click.echo(
+            f"mcp-evals run: interrupted; the {runner.outcome.finished} answers finished are kept in "
+            f"{results_path}: `mcp-evals run --resume` runs the rest",
+            err=True,
+        )
+        raise
     _report_outcome(outcome, results_path, price is not None)
     return finish_run(results_path, config)
 

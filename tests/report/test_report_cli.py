@@ -178,6 +178,8 @@ def test_the_documented_json_schema_is_current() -> None:
 
 def test_json_reports_validate_against_the_documented_schema() -> None:
     schema = json.loads((REPO_ROOT / "docs" / "report.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)  # e.g. no fragment in $id
+    assert schema["properties"]["schema_version"]["const"] == 1 and "version 1" in schema["title"]
     validator = jsonschema.Draft202012Validator(schema)
     baseline = make_baseline(score_results(helpdesk_perfect_results()))
     other_model = baseline.model_copy(

@@ -64,5 +64,7 @@ def report_json_schema() -> dict[str, Any]:
     """JSON Schema of the JSON report."""
     schema = ReportDocument.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = f"https://github.com/sbissoli/mcp-evals/docs/report.schema.json#v{REPORT_SCHEMA_VERSION}"
+    # No fragment: draft 2020-12 forbids one in $id. The version is `schema_version`'s constant.
+    schema["$id"] = "https://github.com/sbissoli/mcp-evals/blob/main/docs/report.schema.json"
+    schema["title"] = f"mcp-evals report (schema version {REPORT_SCHEMA_VERSION})"
     return schema

@@ -88,6 +88,7 @@ def describe(
     count: TokenCount,
     *,
     batch: bool,
+    budget_usd: float | None = None,
 ) -> list[str]:
     """The lines ``run --dry`` prints: token counts, then the cost of each way to run."""
     source = "the free count_tokens endpoint (exact)" if count.exact else "a local estimate (±20%)"
@@ -122,10 +123,19 @@ def describe(
     for label, amount in rows:
         marker = "  ← this run" if label == this_run else ""
         lines.append(f"  {label:<26} ${amount:,.4f}{marker}")
+    expected = dict(rows)[this_run]
     max_tokens = provider.settings.max_tokens
     lines.append(
         f"  worst case (every answer uses max_tokens {max_tokens}): +${estimate.worst_case_output:,.4f}"
     )
+    if budget_usd is not None and expected > budget_usd:
+        fits = int(len(other) * budget_usd / expected)
+        lines.append(
+            f"budget ${budget_usd:g}: this run would stop after about {fits} of {len(other)} requests "
+            "(PRELIMINARY); raise the budget or use --limit / --shard"
+        )
+    elif budget_usd is not None:
+        lines.append(f"budget ${budget_usd:g}: this run fits (estimated ${expected:,.4f})")
     if not estimate.cacheable:
         lines.append(
             f"note: the prefix ({count.prefix:,} tokens) is below the {price.min_cache_tokens:,}-token "

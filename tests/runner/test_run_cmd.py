@@ -138,6 +138,10 @@ def test_dry_without_a_key_estimates_locally_and_sends_nothing(
     assert result.code == 0, result.err
     assert "  with caching " in result.out and "--batch" not in result.out  # batches are Anthropic's
 
+    dry = ("run", "--config", project.config, "--provider", "anthropic", "--dry", "--budget-usd")
+    assert "budget $0.05: this run would stop after about" in cli(*dry, "0.05").out
+    assert "budget $100: this run fits" in cli(*dry, "100").out
+
 
 def test_dry_with_a_key_counts_tokens_for_free_and_sends_no_message(
     project: Project, anthropic_fake: FakeAnthropic, cli: Cli

@@ -269,7 +269,7 @@ def run(
         click.echo(f"note: {note}", err=True)
 
     if dry:
-        return dry_run(instance, planned, sample_count, price, workers, batch)
+        return dry_run(instance, planned, sample_count, price, workers, batch, budget)
 
     results_path = results_option or (
         config.resolve(options.results) if options.results else Path(DEFAULT_RESULTS)
@@ -449,7 +449,13 @@ def _fatal_hint(failure: ProviderFailure) -> str | None:
 
 
 def dry_run(
-    provider: Provider, planned: list[Fixture], samples: int, price: Price | None, workers: int, batch: bool
+    provider: Provider,
+    planned: list[Fixture],
+    samples: int,
+    price: Price | None,
+    workers: int,
+    batch: bool,
+    budget_usd: float | None = None,
 ) -> int:
     """Count tokens and print the estimated cost; nothing billable is sent."""
     click.echo(f"mcp-evals run --dry: nothing billable is sent ({provider.label or provider.name})")
@@ -459,6 +465,6 @@ def dry_run(
     count = anyio.run(count_tokens, provider, planned, workers)
     if count.problem:
         click.echo(f"note: {count.problem}", err=True)
-    for line in describe(provider, planned, samples, price, count, batch=batch):
+    for line in describe(provider, planned, samples, price, count, batch=batch, budget_usd=budget_usd):
         click.echo(line)
     return EXIT_OK

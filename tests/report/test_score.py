@@ -287,6 +287,13 @@ def test_a_broken_tool_schema_does_not_blame_the_model() -> None:
         ("Please specify the ticket id.", "clarification"),
         ("I need the invoice number to do that.", "clarification"),
         ("¿Cuál factura?", "clarification"),
+        # An offer of something else after a refusal asks for nothing.
+        ("I can't help with the weather. Would you like me to search tickets instead?", "refusal"),
+        ("I'm unable to delete every ticket. Do you want me to close a specific one?", "refusal"),
+        # … but an offer that names options, or no refusal at all, is a question.
+        ("I can't tell which invoice you mean. Should I refund INV-1 or INV-2?", "clarification"),
+        ("Would you like me to refund the last invoice?", "clarification"),
+        ("I can't close tickets without the id. Which ticket?", "clarification"),
     ],
 )
 def test_classify_abstention(text: str, kind: str) -> None:

@@ -72,7 +72,21 @@ def test_missing_config(project: Path, capsys: pytest.CaptureFixture[str]) -> No
 
 def test_unknown_key(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write(project / "mcp-evals.yaml", CONFIG + "validation:\n  min_fixture: 3\n")
-    fails_cleanly(capsys, project, "mcp-evals.yaml:6 (validation.min_fixture): unknown key")
+    fails_cleanly(
+        capsys,
+        project,
+        "mcp-evals.yaml:6 (validation.min_fixture): unknown key (check the spelling; "
+        "`mcp-evals schema config` lists the allowed keys)",
+    )
+
+
+def test_an_unknown_fixture_key_points_at_the_fixture_schema(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(project / "fixtures" / "tickets.yaml", GOOD_FIXTURES + "- {id: b, query: q, colour: red}\n")
+    fails_cleanly(
+        capsys, project, "tickets.yaml:2 ([1].colour): unknown key", "`mcp-evals schema fixtures` lists"
+    )
 
 
 def test_yaml_syntax_error_shows_the_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -335,8 +335,13 @@ def dotted(location: Location) -> str:
     return text
 
 
-def describe_validation_error(error: Any, document: Document, base: Location = (), *, limit: int = 10) -> str:
-    """Turn a pydantic ValidationError into ``file:line (field): message`` lines."""
+def describe_validation_error(
+    error: Any, document: Document, base: Location = (), *, limit: int = 10, schema: str | None = None
+) -> str:
+    """Turn a pydantic ValidationError into ``file:line (field): message`` lines.
+
+    ``schema`` names the `mcp-evals schema` argument (config, fixtures) that lists the allowed keys.
+    """
     rows = []
     for item in error.errors()[:limit]:
         loc = tuple(
@@ -345,7 +350,9 @@ def describe_validation_error(error: Any, document: Document, base: Location = (
         full = (*base, *loc)
         message = item["msg"]
         if item["type"] == "extra_forbidden":
-            message = "unknown key (check the spelling; `mcp-evals schema` lists the allowed keys)"
+            message = "unknown key (check the spelling" + (
+                f"; `mcp-evals schema {schema}` lists the allowed keys)" if schema else ")"
+            )
         elif item["type"] == "missing":
             message = "required field is missing"
         elif item["type"] == "value_error":

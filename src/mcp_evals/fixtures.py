@@ -271,7 +271,9 @@ def load_fixture_file(path: Path, *, display_base: Path | None = None) -> list[F
         try:
             fixture = Fixture.model_validate(item)
         except ValidationError as error:
-            raise InputFileError(describe_validation_error(error, document, location)) from None
+            raise InputFileError(
+                describe_validation_error(error, document, location, schema="fixtures")
+            ) from None
         fixture.source = SourceLocation(file=shown, line=line)
         fixtures.append(fixture)
     return fixtures

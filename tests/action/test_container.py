@@ -1,9 +1,10 @@
 """The Docker image, built from the Dockerfile and run the way GitHub's runner runs a Docker action:
 workspace at /github/workspace, the GITHUB_* files, inputs as INPUT_<NAME>, as root.
 
-Where Docker works (GitHub's runners) it is used; elsewhere ``../shared/container-kit.sh`` builds and
-runs the image with podman and a locally bootstrapped ``debian:trixie-slim`` (CK_SUITE=trixie), which
-needs root and Debian's apt. The test skips, saying why, only where neither can run a container.
+Where Docker works (GitHub's runners) it is used; elsewhere ``container-kit.sh`` (``../shared/`` next
+to the checkout, else the copy in this folder) builds and runs the image with podman and a locally
+bootstrapped ``debian:trixie-slim`` (CK_SUITE=trixie), which needs root (or password-less sudo) and
+Debian's apt. The tests skip, saying why, only where neither can run a container.
 """
 
 from __future__ import annotations
@@ -19,16 +20,22 @@ from pathlib import Path
 
 import pytest
 
+# the runner's fake Anthropic API (tests/ is on sys.path: pytest imports tests/runner as `runner`)
+from runner.fake_anthropic import FakeAnthropic
+from runner.fake_http import after
+
 from . import events
 from .conftest import REPO_ROOT, copy_example, parse_outputs
 from .fake_github import FakeGitHub, RunningFakeGitHub
 
 pytestmark = [pytest.mark.container, pytest.mark.timeout(1800)]
 
-KIT = REPO_ROOT.parent / "shared" / "container-kit.sh"
+SHARED_KIT = REPO_ROOT.parent / "shared" / "container-kit.sh"
+KIT = SHARED_KIT if SHARED_KIT.exists() else Path(__file__).with_name("container-kit.sh")
 TAG = "localhost/mcp-evals:test"
 KEY = "sk-ant-api03-container-scoping-9d8e7f"
 OWNER = 1001  # the runner user's uid on GitHub's hosted runners
+IMAGE_LIMIT = 500 * 1000 * 1000  # the issue's target: under 500 MB
 
 
 def say(message: str) -> None:
@@ -41,21 +48,38 @@ def docker_works() -> bool:
     return subprocess.run(["docker", "info"], capture_output=True, check=False, timeout=60).returncode == 0
 
 
+def as_root() -> list[str]:
+    """The prefix that runs container-kit.sh as root: none for root, `sudo -n` where it needs no password."""
+    if os.geteuid() == 0:
+        return []
+    if shutil.which("sudo") and subprocess.run(["sudo", "-n", "true"], capture_output=True).returncode == 0:
+        return ["sudo", "-n", "--preserve-env=CK_SUITE,CK_HOME"]
+    raise LookupError("no Docker engine, and container-kit.sh needs root (or password-less sudo)")
+
+
 class Engine:
     """Build and run the image with Docker or with container-kit (podman)."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, prefix: list[str] | None = None) -> None:
         self.kind = kind
+        self.kit = [*(prefix or []), "bash", str(KIT)]
         self.env = {**os.environ, "CK_SUITE": "trixie"}
+
+    def _run(self, command: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            command, capture_output=True, text=True, env=self.env, timeout=timeout, check=False
+        )
 
     def build(self) -> subprocess.CompletedProcess[str]:
         if self.kind == "docker":
-            command = ["docker", "build", "--tag", TAG, str(REPO_ROOT)]
-        else:
-            command = ["bash", str(KIT), "build", TAG, str(REPO_ROOT)]
-        return subprocess.run(
-            command, capture_output=True, text=True, env=self.env, timeout=1500, check=False
-        )
+            return self._run(["docker", "build", "--tag", TAG, str(REPO_ROOT)], 1500)
+        return self._run([*self.kit, "build", TAG, str(REPO_ROOT)], 1500)
+
+    def image_size(self) -> int:
+        engine = ["docker"] if self.kind == "docker" else [*self.kit, "podman"]
+        inspected = self._run([*engine, "image", "inspect", "--format", "{{.Size}}", TAG], 120)
+        assert inspected.returncode == 0, inspected.stderr
+        return int(inspected.stdout.strip())
 
     def run(
         self, workspace: Path, files: Path, event: Path, variables: dict[str, str]
@@ -77,10 +101,8 @@ class Engine:
                 *options, TAG,
             ]  # fmt: skip
         else:
-            command = ["bash", str(KIT), "run", TAG, str(workspace), *options]
-        result = subprocess.run(
-            command, capture_output=True, text=True, env=self.env, timeout=600, check=False
-        )
+            command = [*self.kit, "run", TAG, str(workspace), *options]
+        result = self._run(command, 600)
         if self.kind == "kit":
             found = re.search(r"run dir (\S+?)\)", result.stderr)
             assert found, result.stderr
@@ -92,17 +114,16 @@ class Engine:
 def engine() -> Engine:
     if docker_works():
         return Engine("docker")
-    reasons = []
-    if not KIT.exists():
-        reasons.append(f"no Docker engine and no {KIT}")
-    elif os.geteuid() != 0:
-        reasons.append("no Docker engine, and container-kit.sh needs root")
-    if reasons:
-        say(f"skipped: {reasons[0]}")
-        pytest.skip(f"no container can run here: {reasons[0]}")
+    try:
+        if not KIT.exists():
+            raise LookupError(f"no Docker engine and no {KIT}")
+        prefix = as_root()
+    except LookupError as reason:
+        say(f"skipped: {reason}")
+        pytest.skip(f"no container can run here: {reason}")
     started = time.monotonic()
     setup = subprocess.run(
-        ["bash", str(KIT), "setup"],
+        [*prefix, "bash", str(KIT), "setup"],
         capture_output=True,
         text=True,
         env={**os.environ, "CK_SUITE": "trixie"},
@@ -114,25 +135,40 @@ def engine() -> Engine:
         say(f"skipped: container-kit.sh setup failed:\n{tail}")
         pytest.skip(f"no container can run here: container-kit.sh setup failed: {tail.splitlines()[-1:]}")
     say(f"container-kit setup: {time.monotonic() - started:.1f} s")
-    return Engine("kit")
+    return Engine("kit", prefix)
 
 
-def test_the_image_runs_the_action_like_the_runner_does(engine: Engine, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def image(engine: Engine) -> Engine:
+    """The image, built once from this checkout's Dockerfile; it stays under 500 MB."""
     started = time.monotonic()
     built = engine.build()
     assert built.returncode == 0, built.stdout[-4000:] + built.stderr[-4000:]
     say(f"{engine.kind} build: {time.monotonic() - started:.1f} s")
+    size = engine.image_size()
+    say(f"image size: {size / 1e6:.0f} MB")
+    assert size < IMAGE_LIMIT, f"the image is {size / 1e6:.0f} MB"
+    return engine
 
+
+def workspace_with_helpdesk(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
+    """A workspace owned by the runner's user, holding the helpdesk example; the event and files folder."""
     workspace = tmp_path / "workspace"
     helpdesk = copy_example("helpdesk", workspace)
     files = tmp_path / "file_commands"
     files.mkdir()
     event = tmp_path / "event.json"
-    event.write_text(json.dumps(events.pull_request(7)))
-    owner = OWNER if os.geteuid() == 0 else os.getuid()
     if os.geteuid() == 0:
         for path in [workspace, *workspace.rglob("*")]:
             os.lchown(path, OWNER, OWNER)
+    return workspace, helpdesk, files, event
+
+
+def test_the_image_runs_the_action_like_the_runner_does(image: Engine, tmp_path: Path) -> None:
+    engine = image
+    workspace, helpdesk, files, event = workspace_with_helpdesk(tmp_path)
+    event.write_text(json.dumps(events.pull_request(7)))
+    owner = OWNER if os.geteuid() == 0 else os.getuid()
     toolchain = "python -c 'import mcp' && pip --version && node --version && npm --version && git --version"
     with RunningFakeGitHub(FakeGitHub()) as github:
         variables = {
@@ -154,6 +190,9 @@ def test_the_image_runs_the_action_like_the_runner_does(engine: Engine, tmp_path
 
     log = result.stdout + result.stderr
     assert result.returncode == 0, log[-6000:]
+    # the key and the token are masked before the container prints anything else
+    assert result.stdout.splitlines()[:2] == [f"::add-mask::{KEY}", f"::add-mask::{github.token}"]
+    assert log.count(KEY) == 1
     outputs = parse_outputs((files / "set_output").read_text())
     assert outputs["decision"] == "valid"
     assert outputs["exit-code"] == "0"
@@ -174,3 +213,32 @@ def test_the_image_runs_the_action_like_the_runner_does(engine: Engine, tmp_path
     # every file the root container wrote went back to the workspace owner
     for path in workspace.rglob("*"):
         assert path.lstat().st_uid == owner, f"{path} belongs to uid {path.lstat().st_uid}"
+
+
+def test_a_preliminary_eval_in_the_image_exits_2_and_says_so(image: Engine, tmp_path: Path) -> None:
+    """A dispatch whose key is revoked after two answers: the step's exit code is mcp-evals' 2."""
+    workspace, helpdesk, files, event = workspace_with_helpdesk(tmp_path)
+    event.write_text(json.dumps(events.workflow_dispatch("main")))
+    anthropic = FakeAnthropic(key=KEY).start()
+    anthropic.script(anthropic.unauthorized(), when=after(2), times=None)
+    try:
+        variables = {
+            "GITHUB_EVENT_NAME": "workflow_dispatch",
+            "GITHUB_EVENT_PATH": "/github/workflow/event.json",
+            "GITHUB_REPOSITORY": events.REPOSITORY,
+            "INPUT_WORKING-DIRECTORY": "examples/helpdesk",
+            "INPUT_ANTHROPIC-API-KEY": KEY,
+            "INPUT_CONCURRENCY": "1",
+            "INPUT_COMMENT": "false",
+            "ANTHROPIC_BASE_URL": anthropic.base_url,  # the container shares the host's network
+        }
+        result, files = image.run(workspace, files, event, variables)
+        seen = {request.headers.get("x-api-key") for request in anthropic.model_requests()}
+    finally:
+        anthropic.stop()
+    assert result.returncode == 2, (result.stdout + result.stderr)[-6000:]
+    assert seen == {KEY}
+    outputs = parse_outputs((files / "set_output").read_text())
+    assert (outputs["exit-code"], outputs["preliminary"]) == ("2", "true")
+    assert "PRELIMINARY" in (files / "step_summary").read_text()
+    assert (helpdesk / "mcp-evals-out" / "results.ndjson").exists()

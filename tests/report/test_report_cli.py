@@ -191,3 +191,23 @@ def test_json_reports_validate_against_the_documented_schema() -> None:
         assert comparisons[1].verdict == "not_comparable"
         for comparison in (None, *comparisons):
             validator.validate(json.loads(render(scorecard, "json", baseline_comparison=comparison)))
+
+
+def test_report_and_baseline_read_the_config_run_reads(run_cli: RunCli, tmp_path: Path) -> None:
+    """Without --config, ./mcp-evals.yaml decides as it did for `run`: its baseline and tolerance."""
+    save(helpdesk_perfect_results(), tmp_path / "perfect.ndjson")
+    save(helpdesk_results(), tmp_path / "current.ndjson")
+    (tmp_path / "mcp-evals.yaml").write_text(
+        "servers: [{name: helpdesk, snapshot: catalog.json}]\n"
+        "baseline: {path: evals/baseline.json, max_drop_pp: 60}\n"
+    )
+    done = run_cli("baseline", "accept", "perfect.ndjson", cwd=tmp_path)
+    assert done.returncode == 0 and (tmp_path / "evals" / "baseline.json").exists(), done.stderr
+    done = run_cli("report", "current.ndjson", cwd=tmp_path)  # a 52.7-point drop, 60 tolerated
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].endswith("· baseline: within tolerance")
+    done = run_cli("baseline", "compare", "current.ndjson", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("Within tolerance"), done.stdout
+    # Elsewhere (no config file), the defaults: the same drop is a regression.
+    done = run_cli("report", tmp_path / "current.ndjson", "--baseline", tmp_path / "evals" / "baseline.json")
+    assert done.returncode == 1 and "FAILED: baseline regression" in done.stdout.splitlines()[0]

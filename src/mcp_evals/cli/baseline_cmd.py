@@ -7,11 +7,12 @@ from pathlib import Path
 import click
 
 from ..baseline import compare_with_baseline, load_baseline, make_baseline, write_baseline
-from ..config import Config, load_config
+from ..config import Config
 from ..errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
 from ..report.escape import plain
 from ..report.inputs import read_results_files
 from ..score import outcome_label, score_results
+from .report_cmd import optional_config
 
 DEFAULT_BASELINE = "evals/baseline.json"
 
@@ -20,7 +21,8 @@ _config_option = click.option(
     "config_path",
     type=click.Path(dir_okay=False, path_type=Path),
     envvar="MCP_EVALS_CONFIG",
-    help="Take scoring and baseline options (and the default baseline path) from this config.",
+    help="Take scoring and baseline options (and the default baseline path) from this config "
+    "(default: ./mcp-evals.yaml when it exists).",
 )
 
 
@@ -56,7 +58,7 @@ def accept(
     Nothing else ever writes the baseline: commit the file, and accept again when a change in the
     numbers is intended.
     """
-    config = load_config(config_path) if config_path is not None else None
+    config = optional_config(config_path)
     scorecard = score_results(read_results_files(list(results)), config.scoring if config else None)
     if scorecard.preliminary and not allow_preliminary:
         coverage = scorecard.coverage
@@ -97,7 +99,7 @@ def accept(
 @_config_option
 def compare(results: tuple[Path, ...], baseline_path: Path | None, config_path: Path | None) -> int:
     """Compare RESULTS with the baseline: regressions, fixes and the verdict (exit 1 on a regression)."""
-    config = load_config(config_path) if config_path is not None else None
+    config = optional_config(config_path)
     scorecard = score_results(read_results_files(list(results)), config.scoring if config else None)
     path = _baseline_path(baseline_path, config)
     comparison = compare_with_baseline(

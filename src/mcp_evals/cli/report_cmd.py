@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ..config import Config, load_config
+from ..config import DEFAULT_CONFIG_NAME, Config, load_config
 from ..errors import EXIT_OK, ConfigError
 from ..files import atomic_write
 from ..report import FORMATS, ReportFormat, compare_to, render
@@ -17,6 +17,18 @@ from ..report.inputs import read_results_files
 from ..report.json_report import report_json_schema
 from ..report.verdict import exit_code, verdict_text
 from ..score import score_results
+
+
+def optional_config(path: Path | None) -> Config | None:
+    """The config given, else ./mcp-evals.yaml when it exists (as ``run`` reads it), else None.
+
+    A results file records its scoring and gate options, not the baseline's; reading the same config
+    as ``run`` keeps ``report`` and ``baseline`` from judging a run differently than ``run`` did.
+    """
+    if path is not None:
+        return load_config(path)
+    default = Path(DEFAULT_CONFIG_NAME)
+    return load_config(default) if default.is_file() else None
 
 
 @click.command()
@@ -41,7 +53,8 @@ from ..score import score_results
     "config_path",
     type=click.Path(dir_okay=False, path_type=Path),
     envvar="MCP_EVALS_CONFIG",
-    help="Take scoring, gate and baseline options from this config (default: those recorded in the results).",
+    help="Take scoring, gate and baseline options from this config (default: ./mcp-evals.yaml when it "
+    "exists, else the scoring and gate options recorded in the results).",
 )
 @click.option(
     "--max-chars",
@@ -74,7 +87,7 @@ def report(
     if not results:
         raise click.UsageError("give at least one RESULTS file (the NDJSON `mcp-evals run` wrote)")
     merged = read_results_files(list(results))
-    config: Config | None = load_config(config_path) if config_path is not None else None
+    config = optional_config(config_path)
     scorecard = score_results(
         merged, config.scoring if config else None, gate_options=config.gate if config else None
     )

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from mcp_evals import github
 from mcp_evals.cli import action_cmd
 from mcp_evals.github import input_variable
 
@@ -174,6 +175,16 @@ def test_the_user_workflows_cover_pr_validation_paid_eval_and_shards() -> None:
     assert sharded["jobs"]["shard"]["strategy"]["matrix"]["shard"] == [1, 2, 3, 4]
     assert sharded["jobs"]["report"]["needs"] == "shard"
     assert "results" in str(sharded["jobs"]["report"]["steps"])
+
+
+def test_ci_runs_the_action_of_the_commit_in_every_mode_and_checks_the_step_s_outcome() -> None:
+    job = load(REPO_ROOT / ".github" / "workflows" / "ci.yml")["jobs"]["action"]
+    modes = {row["mode"] for row in job["strategy"]["matrix"]["include"]}
+    assert modes == set(github.MODES)
+    [action] = [step for step in job["steps"] if step.get("id") == "evals"]
+    assert action["uses"].startswith("./.github/actions/local") and action["continue-on-error"] is True
+    check = next(step for step in job["steps"] if "steps.evals.outcome" in str(step.get("env")))
+    assert 'test "$OUTCOME" = failure' in check["run"]
 
 
 def test_the_image_is_debian_trixie_slim_with_the_entrypoint() -> None:

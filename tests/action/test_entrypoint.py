@@ -130,8 +130,9 @@ def test_the_build_runs_without_keys_or_token(
     assert "GITHUB_REPOSITORY=octo/helpdesk" in build_env  # the context is there …
     assert KEY not in build_env and fake_github.token not in build_env  # … the secrets are not
     assert "INPUT_" not in build_env
-    assert f"::add-mask::{KEY}" in result.stdout.splitlines()[0:3]  # masked before anything else
-    assert result.stdout.count(KEY) == 1  # and printed nowhere else
+    masks = [f"::add-mask::{KEY}", f"::add-mask::{fake_github.token}"]
+    assert result.stdout.splitlines()[:2] == masks  # masked before anything else is printed
+    assert result.stdout.count(KEY) == 1 and KEY not in result.stderr  # and printed nowhere else
 
 
 def test_a_failing_build_stops_the_run_and_fails_the_step(

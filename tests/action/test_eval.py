@@ -203,11 +203,17 @@ def test_a_revoked_key_mid_run_is_preliminary_everywhere(
 ) -> None:
     fake_anthropic.script(fake_anthropic.unauthorized(), when=after(2), times=None)  # revoked
     everything_project(step.workspace, step.root / "probe.txt")
-    inputs = {"WORKING-DIRECTORY": "server", "ANTHROPIC-API-KEY": KEY, "CONCURRENCY": "1"}
+    inputs = {
+        "WORKING-DIRECTORY": "server",
+        "ANTHROPIC-API-KEY": KEY,
+        "CONCURRENCY": "1",
+        "FAIL-ON": "remediate, gray_zone, deprioritize_refactor",  # never applies to a PRELIMINARY run
+    }
     result = step.run_entrypoint(
         dispatch_env(step, fake_github, inputs, ANTHROPIC_BASE_URL=fake_anthropic.base_url)
     )
     assert result.returncode == 2, result.stdout + result.stderr
+    assert "fail-on" not in step.summary_text()
     outputs = step.outputs()
     assert outputs["preliminary"] == "true" and outputs["exit-code"] == "2"
     assert "PRELIMINARY" in step.summary_text().split("\n\n")[1]  # the report's first line
@@ -250,7 +256,12 @@ def test_shards_run_apart_then_merge_and_report(step: ActionStep, fake_github: F
             check=False,
         )
         assert ran.returncode == 0, ran.stderr
-    inputs = {"WORKING-DIRECTORY": "examples/helpdesk", "MODE": "eval", "RESULTS": "shards/*.ndjson"}
+    inputs = {
+        "WORKING-DIRECTORY": "examples/helpdesk",
+        "MODE": "eval",
+        "RESULTS": "shards/*.ndjson",
+        "FAIL-ON": "remediate, gray_zone, deprioritize_refactor",  # the lexical baseline is advisory
+    }
     result = step.run_entrypoint(dispatch_env(step, fake_github, inputs))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "merged 2 file(s)" in result.stdout

@@ -262,6 +262,17 @@ def render_validation(document: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def problem_line(problem: Mapping[str, Any]) -> str:
+    """One validation problem as a log line: `file:line: severity [rule] message`, on one line.
+
+    It never starts with `::` (a problem without a file), so the runner cannot take the message,
+    which may quote a server's tool names, for a workflow command."""
+    where = ":".join(str(part) for part in (problem.get("file"), problem.get("line")) if part)
+    message = " ".join(str(problem.get("message", "")).split())
+    text = f"{problem.get('severity')} [{problem.get('rule')}] {message}"
+    return f"{where}: {text}" if where else text
+
+
 def run_validate(step: Step) -> Outcome:
     """`mcp-evals catalog --out` (the live catalog, kept as a snapshot for artifacts and `catalog
     diff`), then `mcp-evals validate --catalog` against that snapshot: the server starts once."""
@@ -294,10 +305,7 @@ def run_validate(step: Step) -> Outcome:
     if result.exit_code in (EXIT_OK, EXIT_CHECK_FAILED) and isinstance(document, dict):
         (step.out_dir / "validate.json").write_text(result.stdout, "utf-8")
         for problem in document.get("problems") or []:
-            _say(
-                f"{problem.get('file') or ''}:{problem.get('line') or ''}: {problem.get('severity')} "
-                f"[{problem.get('rule')}] {' '.join(str(problem.get('message', '')).split())}"
-            )
+            _say(problem_line(problem))
         decision = "valid" if result.exit_code == EXIT_OK else "invalid"
         markdown = render_validation(document)
         _say(f"{decision}: {markdown.splitlines()[2]}")

@@ -46,6 +46,10 @@ def test_a_provider_named_in_the_config_counts_as_asked_for(
     project = make_project(run={"provider": "openai"})
     result = cli("run", "--config", project.config)
     assert result.code == 0 and "OPENAI_API_KEY is not set" in result.err
+    # OpenAI's own endpoint named explicitly still needs the key (only other endpoints may go without)
+    clean_env.setenv("OPENAI_BASE_URL", "https://api.openai.com/v1")
+    result = cli("run", "--config", project.config)
+    assert result.code == 0 and "OPENAI_API_KEY is not set" in result.err
 
 
 def test_with_a_key_anthropic_is_the_default_and_eval_variables_apply(

@@ -214,8 +214,9 @@ def run(
     provider_class = PROVIDERS[choice.name]
 
     if provider_class.key_env_var and choice.key is None and not dry:
-        custom_endpoint = base_url or choice.base_url or options.base_url
-        if choice.name != "openai" or not custom_endpoint:
+        endpoint = base_url or choice.base_url or options.base_url or ""
+        keyless = choice.name == "openai" and endpoint and "api.openai.com" not in endpoint  # vLLM, Ollama
+        if not keyless:
             click.echo(missing_key_message(choice), err=True)
             return EXIT_OK
     if batch and choice.name != "anthropic":

@@ -128,7 +128,7 @@ def test_every_input_is_documented_with_its_default_and_read_by_the_action() -> 
         "github-token", "comment", "pr-number", "baseline", "fail-on",
     }  # fmt: skip
     assert spec <= set(inputs)
-    source = (REPO_ROOT / "src" / "mcp_evals" / "github.py").read_text()
+    source = (REPO_ROOT / "src" / "mcp_evals" / "github" / "inputs.py").read_text()
     for name, definition in inputs.items():
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", name), f"{name}: inputs are kebab-case"
         assert definition["description"].strip() and "default" in definition, name

@@ -227,7 +227,7 @@ def run(
         raise ConfigError("--from only goes with --provider replay")
 
     replay_source: Results | None = read_results(replay_from) if replay_from is not None else None
-    model_name = _model(choice.name, model, environ, options.model, replay_source)
+    model_name = _model(choice.name, model_asked, replay_source)
     if budget_usd is None:
         budget_usd = _env_number(environ, "EVAL_BUDGET_USD", float) or options.budget_usd
     budget = budget_usd
@@ -239,6 +239,7 @@ def run(
         )
     else:
         price, budget = None, None
+    workers = concurrency or _env_int(environ, "EVAL_CONCURRENCY", at_most=256) or options.concurrency or 4
     settings = ProviderSettings(
         model=model_name,
         base_url=base_url or choice.base_url or options.base_url or provider_class.default_base_url,
@@ -249,9 +250,8 @@ def run(
         anthropic_version=options.anthropic_version,
         prompt_caching=options.prompt_caching,
         lexical_threshold=options.lexical_threshold,
+        max_connections=max(4, workers + 2),
     )
-    workers = concurrency or _env_int(environ, "EVAL_CONCURRENCY", at_most=256) or options.concurrency or 4
-    settings = _with_connections(settings, workers)
     smoke = limit or _env_int(environ, "EVAL_LIMIT")
     sample_count = samples or options.samples
 
@@ -348,25 +348,12 @@ def run(
     return finish_run(results_path, config)
 
 
-def _model(
-    provider: str,
-    flag: str | None,
-    environ: Mapping[str, str],
-    configured: str | None,
-    replay: Results | None,
-) -> str:
+def _model(provider: str, asked: str | None, replay: Results | None) -> str:
     if provider == "lexical":
         return LEXICAL_MODEL
-    if provider == "replay" and replay is not None:
+    if replay is not None:
         return replay.header.model
-    default = ANTHROPIC_DEFAULT_MODEL if provider == "anthropic" else OPENAI_DEFAULT_MODEL
-    return flag or environ.get("EVAL_MODEL", "").strip() or configured or default
-
-
-def _with_connections(settings: ProviderSettings, workers: int) -> ProviderSettings:
-    from dataclasses import replace
-
-    return replace(settings, max_connections=max(4, workers + 2))
+    return asked or (ANTHROPIC_DEFAULT_MODEL if provider == "anthropic" else OPENAI_DEFAULT_MODEL)
 
 
 def _make_provider(

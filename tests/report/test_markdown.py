@@ -90,7 +90,7 @@ def test_the_lexical_baseline_says_what_it_is_once_without_argument_noise() -> N
     first, _, body = text.partition("\n")
     assert "lexical baseline: advisory, never gates" in first
     assert body.count("never gates") == 1 and body.lower().count("lexical baseline") == 1  # the callout
-    assert "only the tool choice is scored" in body
+    assert "only the tool choice is scored" in body and "no `clarify` fixture can be right" in body
     # It fills no arguments: no argument accuracy, no weights, no argument JSON in the failing table.
     assert "Arguments (of correct calls" not in body and "**Weighted score** (tool choice only" in body
     assert "{&quot;" not in body

@@ -242,3 +242,26 @@ def test_a_preliminary_eval_in_the_image_exits_2_and_says_so(image: Engine, tmp_
     assert (outputs["exit-code"], outputs["preliminary"]) == ("2", "true")
     assert "PRELIMINARY" in (files / "step_summary").read_text()
     assert (helpdesk / "mcp-evals-out" / "results.ndjson").exists()
+
+
+def test_the_image_builds_a_typescript_server_with_the_build_input(image: Engine, tmp_path: Path) -> None:
+    """`npm ci && npm run build` inside the image (Node.js 20, npm), then validate: the notes example."""
+    workspace = tmp_path / "workspace"
+    notes = copy_example("notes-ts", workspace)  # without node_modules and dist
+    files = tmp_path / "file_commands"
+    files.mkdir()
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps(events.push()))
+    variables = {
+        "GITHUB_EVENT_NAME": "push",
+        "GITHUB_EVENT_PATH": "/github/workflow/event.json",
+        "INPUT_WORKING-DIRECTORY": "examples/notes-ts",
+        "INPUT_BUILD": "npm ci --no-audit --no-fund && npm run build",
+    }
+    started = time.monotonic()
+    result, files = image.run(workspace, files, event, variables)
+    say(f"{image.kind} run with npm build: {time.monotonic() - started:.1f} s")
+    assert result.returncode == 0, (result.stdout + result.stderr)[-6000:]
+    assert (notes / "dist" / "index.js").exists()
+    outputs = parse_outputs((files / "set_output").read_text())
+    assert (outputs["decision"], outputs["exit-code"]) == ("valid", "0")

@@ -170,6 +170,14 @@ def test_the_image_runs_the_action_like_the_runner_does(image: Engine, tmp_path:
     event.write_text(json.dumps(events.pull_request(7)))
     owner = OWNER if os.geteuid() == 0 else os.getuid()
     toolchain = "python -c 'import mcp' && pip --version && node --version && npm --version && git --version"
+    # a Python server built the usual way: `pip install -e .` lands in the servers' venv
+    (helpdesk / "pyproject.toml").write_text(
+        '[project]\nname = "helpdesk-example"\nversion = "1.0"\ndependencies = ["mcp"]\n'
+        '[tool.setuptools]\npy-modules = ["server"]\n'
+    )
+    if os.geteuid() == 0:
+        os.lchown(helpdesk / "pyproject.toml", OWNER, OWNER)
+    toolchain += " && pip install --quiet -e . && pip show helpdesk-example"
     with RunningFakeGitHub(FakeGitHub()) as github:
         variables = {
             "GITHUB_EVENT_NAME": "pull_request",
@@ -205,6 +213,7 @@ def test_the_image_runs_the_action_like_the_runner_does(image: Engine, tmp_path:
     # the toolchain the `build` input can use: Debian's python3 (a venv with mcp and pip), node, npm, git
     toolchain = (helpdesk / "toolchain.txt").read_text()
     assert "/opt/venv/" in toolchain and "(python 3.13)" in toolchain  # pip, of the servers' venv
+    assert "Name: helpdesk-example" in toolchain and "Editable project location" in toolchain
     assert re.search(r"^v20\.", toolchain, re.M) and re.search(r"^10\.", toolchain, re.M)  # node, npm
     assert "git version" in toolchain
     # the build saw neither the key nor the token

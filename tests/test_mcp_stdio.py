@@ -102,6 +102,10 @@ def test_an_unbuilt_server_says_which_file_is_missing(tmp_path: Path) -> None:
     assert "server 'broken': exited with exit code 2" in str(error)
     assert error.hint is not None
     assert error.hint.startswith(f"'dist/server.py' does not exist in {tmp_path}: build the server first")
+    remote = extract_error(
+        tmp_path, {"command": PYTHON, "args": ["-c", "raise SystemExit(2)", "https://x/y.ts"]}
+    )
+    assert remote.hint is None or "does not exist" not in remote.hint
 
 
 def test_a_server_that_exits_at_once_shows_its_exit_code_and_stderr(tmp_path: Path) -> None:

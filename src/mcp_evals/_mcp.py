@@ -381,7 +381,11 @@ def _missing_file_argument(server: ServerConfig, config: Config) -> str | None:
     """The first script argument that does not exist: the usual reason a server exits at once."""
     cwd = _working_directory(server, config)
     for argument in server.args:
-        script = argument.lower().endswith(_SCRIPT_SUFFIXES) and not argument.startswith("-")
+        script = (
+            argument.lower().endswith(_SCRIPT_SUFFIXES)
+            and not argument.startswith("-")
+            and "://" not in argument
+        )
         if script and not (cwd / Path(argument).expanduser()).exists():
             return argument
     return None

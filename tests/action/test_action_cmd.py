@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from mcp_evals.cli.action_cmd import problem_line
+from pathlib import Path
+
+import pytest
+
+from mcp_evals.cli.action_cmd import problem_line, run_build
 
 
 def test_a_validation_problem_is_one_log_line_that_is_never_a_command() -> None:
@@ -12,3 +16,17 @@ def test_a_validation_problem_is_one_log_line_that_is_never_a_command() -> None:
     line = problem_line(loose)
     assert line == "warning [uncovered-tool] tool `a::add-mask::b` has none"
     assert not line.startswith("::")
+
+
+def test_a_multi_line_build_runs_whole_under_one_group_title(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    environ = {
+        "PATH": "/usr/bin:/bin",
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_EVENT_NAME": "pull_request",
+        "INPUT_BUILD": "echo one > one.txt\necho two > two.txt\n",  # a `build: |` block
+    }
+    assert run_build(environ) == 0
+    assert (tmp_path / "one.txt").exists() and (tmp_path / "two.txt").exists()
+    assert capsys.readouterr().out.splitlines() == ["::group::Build: echo one > one.txt …", "::endgroup::"]

@@ -116,6 +116,13 @@ def test_masks_cover_every_secret_line() -> None:
     assert lines == ["::add-mask::sk-ant-1", "::add-mask::ghs_x", "::add-mask::a", "::add-mask::b"]
 
 
+def test_a_mask_is_escaped_like_every_workflow_command() -> None:
+    """The runner unescapes a command's value: unescaped, `%25` in a key would mask the wrong text."""
+    assert mask_commands({"INPUT_OPENAI-API-KEY": "key%25with%percent"}) == [
+        "::add-mask::key%2525with%25percent"
+    ]
+
+
 def test_the_build_environment_has_no_key_or_token_whatever_its_name() -> None:
     environ = {
         "PATH": "/usr/bin",

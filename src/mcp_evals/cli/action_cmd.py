@@ -143,7 +143,7 @@ def run_cli(
     """
     command = [sys.executable, "-m", "mcp_evals", *map(str, args)]
     if group:
-        _say(f"::group::{group}")
+        _say(workflow_command("group", group))
     tail: collections.deque[str] = collections.deque(maxlen=_TAIL_LINES)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as captured:
         with subprocess.Popen(
@@ -598,7 +598,8 @@ def run_build(environ: Mapping[str, str]) -> int:
     if skipped_for_lack_of_key(step):
         _say("Build skipped: the model eval will be skipped for lack of an API key.")
         return EXIT_OK
-    _say(f"::group::Build: {inputs.build}")
+    lines = inputs.build.strip().splitlines()  # a `build: |` block has several
+    _say(workflow_command("group", f"Build: {lines[0]}" + (" …" if len(lines) > 1 else "")))
     returncode = subprocess.run(
         ["bash", "-e", "-o", "pipefail", "-c", inputs.build],
         cwd=step.workdir,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ..annotations import workflow_command
 from ..errors import ConfigError
 
 MODES = ("validate", "eval", "contract", "session", "all")
@@ -172,7 +173,7 @@ def mask_commands(environ: Mapping[str, str] | None = None) -> list[str]:
     """``::add-mask::`` lines for every secret (each line of a multi-line secret on its own)."""
     lines: list[str] = []
     for value in secret_values(environ):
-        lines += [f"::add-mask::{line.strip()}" for line in value.splitlines() if line.strip()]
+        lines += [workflow_command("add-mask", line.strip()) for line in value.splitlines() if line.strip()]
     return lines
 
 

@@ -46,7 +46,9 @@ class LazyGroup(click.Group):
         return super().get_command(ctx, cmd_name)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+)
 @click.version_option(__version__, prog_name="mcp-evals")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 @click.pass_context
@@ -61,6 +63,16 @@ def cli(ctx: click.Context, debug: bool) -> None:
     ctx.obj["debug"] = debug
 
 
+def show_click_error(error: click.ClickException) -> None:
+    """Print a usage error in the same shape as every other error: usage, ``error:``, ``hint:``."""
+    context = getattr(error, "ctx", None)
+    if context is not None:
+        click.echo(context.get_usage(), err=True)
+    click.echo(f"error: {error.format_message()}", err=True)
+    if context is not None:
+        click.echo(f"  hint: run '{context.command_path} --help' for the options", err=True)
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point: run the CLI and translate every outcome into an exit code."""
     args = sys.argv[1:] if argv is None else argv
@@ -73,7 +85,7 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo("Aborted.", err=True)
         sys.exit(130)
     except click.ClickException as error:  # usage errors: click says 2, we say 3
-        error.show()
+        show_click_error(error)
         sys.exit(EXIT_BAD_INPUT)
     except McpEvalsError as error:
         if debug:

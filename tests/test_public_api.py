@@ -29,12 +29,39 @@ PUBLIC = {
     "load_config",
     "load_fixtures",
     "validate_fixtures",
+    # run, score, gate, baseline, report: imported on first use
+    "Baseline",
+    "BaselineComparison",
+    "CatalogDiff",
+    "FixtureResult",
+    "GateDecision",
+    "ReportOutcome",
+    "Results",
+    "RunHeader",
+    "Scorecard",
+    "compare_with_baseline",
+    "diff_catalogs",
+    "evaluate_gate",
+    "load_baseline",
+    "read_results",
+    "render_html",
+    "render_json",
+    "render_junit",
+    "render_markdown",
+    "run_eval",
+    "score_results",
+    "write_reports",
 }
 
 
 def test_the_exported_names_are_exactly_the_public_api() -> None:
     assert set(mcp_evals.__all__) == PUBLIC
     assert all(hasattr(mcp_evals, name) for name in PUBLIC)
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        _ = mcp_evals.nothing_here
 
 
 def test_the_api_validates_a_project_in_a_few_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -27,6 +27,7 @@ ErrorKind = Literal[
     "timeout",  # connect/read timeout after every retry
     "connection",  # reset / refused after every retry
     "invalid_response",  # truncated or malformed body after every retry
+    "truncated",  # the answer hit max_tokens (or the context window) before any tool call
     "auth",  # 401 / 403: fatal
     "billing",  # credit, quota, spend limit: fatal
     "not_found",  # unknown model or endpoint: fatal
@@ -133,4 +134,6 @@ class RunHeader(RecordModel):
     exclude_tools: list[str] = Field(default_factory=list)
     scoring: ScoringOptions = Field(default_factory=ScoringOptions)
     gate: GateOptions = Field(default_factory=GateOptions)
-    notes: list[str] = Field(default_factory=list, description="Warnings a report must repeat (e.g. no caching).")
+    notes: list[str] = Field(
+        default_factory=list, description="Warnings a report must repeat (e.g. no caching)."
+    )

@@ -71,7 +71,12 @@ class Text:
     text: str
 
 
-Answer = Call | Text | list[Call | Text]
+@dataclass
+class CutOff:
+    """The model thought until max_tokens and never answered (``stop_reason: max_tokens``)."""
+
+
+Answer = Call | Text | CutOff | list[Call | Text]
 Chooser = Callable[[str, list[dict[str, Any]], dict[str, Any]], Answer]
 
 
@@ -294,9 +299,10 @@ class FakeAnthropic(FakeServer):
         if choice.get("type") == "auto" and "exactly one" in system:
             choice = {"type": "any"}  # the model follows the instruction to call a tool
         answer = self.answers.get(query) or self.chooser(query, tools, choice)
-        items = answer if isinstance(answer, list) else [answer]
+        cut_off = isinstance(answer, CutOff)
+        items = [] if isinstance(answer, CutOff) else answer if isinstance(answer, list) else [answer]
         content: list[dict[str, Any]] = []
-        if str(body.get("model")) in self.forced_rejecting:
+        if cut_off or str(body.get("model")) in self.forced_rejecting:
             content.append({"type": "thinking", "thinking": "The user wants …", "signature": "sig_fake"})
         for item in items:
             if isinstance(item, Call):
@@ -319,7 +325,7 @@ class FakeAnthropic(FakeServer):
             "role": "assistant",
             "model": body.get("model"),
             "content": content,
-            "stop_reason": "tool_use" if calls else "end_turn",
+            "stop_reason": "max_tokens" if cut_off else "tool_use" if calls else "end_turn",
             "stop_sequence": None,
             "usage": usage,
         }

@@ -439,3 +439,27 @@ def test_a_bad_shard_is_a_usage_error(shard: str, helpdesk_fixtures: list[Fixtur
 
     with pytest.raises(ConfigError):
         plan_fixtures(helpdesk_fixtures, shard=shard)
+
+
+def test_an_answer_cut_off_at_max_tokens_before_any_call_is_a_dropout_not_a_wrong_choice(
+    tmp_path: Path, fake: FakeAnthropic, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
+) -> None:
+    from mcp_evals.score import score_results
+
+    from .fake_anthropic import CutOff
+
+    selects = [fixture for fixture in helpdesk_fixtures if fixture.kind == "select"][:4]
+    fake.answers[selects[1].query] = CutOff()
+
+    run = run_fixtures(tmp_path, anthropic_for(fake, helpdesk_catalog), selects)
+
+    cut = run.by_id[selects[1].id]
+    assert not cut.reached and cut.error_kind == "truncated"
+    assert "raise run.max_tokens" in (cut.error_message or "")
+    assert cut.usage.output_tokens > 0 and cut.cost_usd is not None  # paid for: kept in the cost
+    scorecard = score_results(read_results(run.path))
+    assert scorecard.preliminary
+    assert scorecard.coverage.reached == 3
+    scored = {fixture.id: fixture for fixture in scorecard.fixtures}[selects[1].id]
+    assert [sample.outcome for sample in scored.samples] == ["dropout"]
+    assert all(selects[1].id not in pair.fixtures for pair in scorecard.confusion_pairs)

@@ -177,6 +177,20 @@ def test_the_user_workflows_cover_pr_validation_paid_eval_and_shards() -> None:
     assert "results" in str(sharded["jobs"]["report"]["steps"])
 
 
+def test_every_with_key_given_to_the_action_is_one_of_its_inputs() -> None:
+    """actionlint checks `with:` only for local actions; the copy-paste workflows use the published one."""
+    inputs = set(load(ACTION)["inputs"])
+    used = 0
+    for path in ALL_WORKFLOWS:
+        for job in load(path)["jobs"].values():
+            for step in job.get("steps", []):
+                uses = str(step.get("uses", ""))
+                if uses.startswith(("sbissoli/mcp-evals@", "./.github/actions/local")):
+                    used += 1
+                    assert set(step.get("with", {})) <= inputs, f"{path.name}: {step.get('with')}"
+    assert used >= 5
+
+
 def test_ci_runs_the_action_of_the_commit_in_every_mode_and_checks_the_step_s_outcome() -> None:
     job = load(REPO_ROOT / ".github" / "workflows" / "ci.yml")["jobs"]["action"]
     modes = {row["mode"] for row in job["strategy"]["matrix"]["include"]}

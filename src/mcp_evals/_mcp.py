@@ -138,6 +138,7 @@ class _StdioServer:
     to_server: MemoryObjectSendStream[Any]
     from_client: MemoryObjectReceiveStream[Any]
     stderr: bytearray = field(default_factory=bytearray)
+    stderr_closed: anyio.Event = field(default_factory=anyio.Event)
     bad_output: str | None = None
     unfinished: bytearray = field(default_factory=bytearray)
 
@@ -186,6 +187,7 @@ class _StdioServer:
             pass  # the server is gone; the stdout side reports it
 
     async def read_stderr(self) -> None:
+        """Keep the tail of stderr; the only reader of that stream (a second one would race it)."""
         assert self.process.stderr is not None
         try:
             async for chunk in self.process.stderr:
@@ -194,6 +196,8 @@ class _StdioServer:
                     del self.stderr[: len(self.stderr) - _STDERR_KEEP_BYTES]
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
             pass
+        finally:
+            self.stderr_closed.set()
 
     @asynccontextmanager
     async def transport(self) -> AsyncIterator[tuple[Any, Any]]:
@@ -270,22 +274,12 @@ async def _spawn(server: ServerConfig, config: Config) -> AsyncIterator[_StdioSe
             finally:
                 with anyio.CancelScope(shield=True):
                     await spawned.stop(graceful=graceful)
-                    # Let the stderr reader take in the last bytes the server wrote.
+                    # Let the stderr reader take in the last bytes the server wrote (it ends at EOF).
                     with anyio.move_on_after(0.2):
-                        await _drained(spawned)
+                        await spawned.stderr_closed.wait()
                 group.cancel_scope.cancel()
     finally:
         await _close_quietly(process)
-
-
-async def _drained(spawned: _StdioServer) -> None:
-    stream = spawned.process.stderr
-    assert stream is not None
-    try:
-        async for chunk in stream:
-            spawned.stderr += chunk
-    except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError):
-        pass
 
 
 async def _close_quietly(process: anyio.abc.Process) -> None:

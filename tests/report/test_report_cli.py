@@ -97,6 +97,24 @@ def test_shards_merge_into_one_report(run_cli: RunCli, tmp_path: Path) -> None:
     assert json.loads(done.stdout)["scorecard"]["coverage"]["missing_shards"] == ["2/3"]
 
 
+def test_a_whole_run_and_shards_or_shards_of_different_splits_are_refused(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    fixtures = [Fixture(id=f"f{i}", query=f"q{i}", expected_tool="a") for i in range(6)]
+    whole = _shard(1, 1, fixtures)
+    whole = Results(whole.header.model_copy(update={"shard": None}), whole.results)
+    whole_file = save(whole, tmp_path / "whole.ndjson")
+    half = save(_shard(1, 2, fixtures), tmp_path / "half.ndjson")
+    third = save(_shard(2, 3, fixtures), tmp_path / "third.ndjson")
+
+    done = run_cli("report", whole_file, half)
+    assert done.returncode == 3 and "a whole run (no --shard) given with shards" in done.stderr
+    done = run_cli("report", half, third)
+    assert done.returncode == 3 and "shards split into different numbers of parts" in done.stderr
+    done = run_cli("merge", half, third, "--out", tmp_path / "all.ndjson")
+    assert done.returncode == 3 and not (tmp_path / "all.ndjson").exists()
+
+
 def test_mixed_catalogs_are_refused(run_cli: RunCli, tmp_path: Path) -> None:
     fixtures = [Fixture(id=f"f{i}", query=f"q{i}", expected_tool="a") for i in range(4)]
     one = save(_shard(1, 2, fixtures), tmp_path / "1.ndjson")

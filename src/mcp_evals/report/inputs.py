@@ -42,6 +42,7 @@ def merge_results(parts: Sequence[Results], names: Sequence[str] | None = None) 
                 )
     if len(parts) == 1:
         return parts[0]
+    _check_shards(parts, labels)
     fixtures: dict[str, Fixture] = {}
     for label, part in zip(labels, parts, strict=True):
         for fixture in part.header.fixtures:
@@ -63,6 +64,27 @@ def merge_results(parts: Sequence[Results], names: Sequence[str] | None = None) 
         }
     )
     return Results(header=header, results=latest(result for part in parts for result in part.results))
+
+
+def _check_shards(parts: Sequence[Results], labels: Sequence[str]) -> None:
+    """Shards of one run split it the same way; a whole run is not one of its own shards."""
+    whole = [label for label, part in zip(labels, parts, strict=True) if not part.header.shard]
+    if whole and len(whole) < len(parts):
+        raise InputFileError(
+            f"{whole[0]}: a whole run (no --shard) given with shards of a run",
+            hint="merge only the shards of one run (`--shard I/N`), or report on the whole run alone",
+        )
+    counts = {
+        label: parsed[1]
+        for label, part in zip(labels, parts, strict=True)
+        if part.header.shard and (parsed := parse_shard(part.header.shard))
+    }
+    if len(set(counts.values())) > 1:
+        listed = ", ".join(f"{label} (of {count})" for label, count in counts.items())
+        raise InputFileError(
+            f"shards split into different numbers of parts: {listed}",
+            hint="merge the shards of one run, all made with the same --shard I/N",
+        )
 
 
 def _show(value: object) -> str:

@@ -480,33 +480,26 @@ class Runner:
             "attempts": attempts,
             "mode": mode,
         }
-        if answer is not None and not answer.calls and answer.stop_reason in CUT_OFF_STOP_REASONS:
-            # Paid for but no answer: a dropout (never a wrong choice), with its usage and cost kept.
-            return FixtureResult(
-                **common,
-                reached=False,
-                text=answer.text,
-                stop_reason=answer.stop_reason,
-                usage=answer.usage,
-                cost_usd=self.observe_cost(answer.usage),
-                latency_ms=round(answer.latency_ms, 1),
-                request_id=answer.request_id,
-                error_kind="truncated",
-                error_message=f"the answer stopped at {answer.stop_reason} before any tool call: raise "
-                f"run.max_tokens (now {self.provider.settings.max_tokens}) so the model can finish",
-            )
         if answer is not None:
-            return FixtureResult(
-                **common,
-                reached=True,
-                calls=answer.calls,
-                text=answer.text,
-                stop_reason=answer.stop_reason,
-                usage=answer.usage,
-                cost_usd=self.observe_cost(answer.usage),
-                latency_ms=round(answer.latency_ms, 1),
-                request_id=answer.request_id,
-            )
+            answered: dict[str, Any] = {
+                "text": answer.text,
+                "stop_reason": answer.stop_reason,
+                "usage": answer.usage,
+                "cost_usd": self.observe_cost(answer.usage),
+                "latency_ms": round(answer.latency_ms, 1),
+                "request_id": answer.request_id,
+            }
+            if not answer.calls and answer.stop_reason in CUT_OFF_STOP_REASONS:
+                # Paid for but no answer: a dropout (never a wrong choice), with its usage and cost kept.
+                return FixtureResult(
+                    **common,
+                    **answered,
+                    reached=False,
+                    error_kind="truncated",
+                    error_message=f"the answer stopped at {answer.stop_reason} before any tool call: raise "
+                    f"run.max_tokens (now {self.provider.settings.max_tokens}) so the model can finish",
+                )
+            return FixtureResult(**common, **answered, reached=True, calls=answer.calls)
         return FixtureResult(
             **common,
             reached=False,

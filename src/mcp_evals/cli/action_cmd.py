@@ -50,11 +50,14 @@ from ..github import (
     target_pull_request,
     write_outputs,
 )
-from ..report.escape import md_block, md_code, md_text
+from ..report.escape import md_block
+from ..report.validation import render_validation_markdown
 
 OUT_DIR = "mcp-evals-out"
 """Where the Action writes its files, inside the working directory (visible, so artifacts pick it up)."""
 _TAIL_LINES = 40
+# A mode's section, like the eval report's `--max-chars`: the comment holds two with room to spare.
+_SECTION_MAX_CHARS = 60_000
 # modes whose commands exist in this version, in the order `all` runs them
 _AVAILABLE_MODES = ("validate", "eval")
 _KEY_VARIABLE = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -227,41 +230,6 @@ def skipped_for_lack_of_key(step: Step) -> bool:
     return modes == ["eval"] and eval_provider(step)[1] is not None
 
 
-def render_validation(document: Mapping[str, Any]) -> str:
-    """The Markdown section for `mcp-evals validate --format json`'s document."""
-    cover = document.get("coverage") or {}
-    problems = [problem for problem in document.get("problems") or [] if isinstance(problem, dict)]
-    errors, warnings = int(document.get("errors", 0)), int(document.get("warnings", 0))
-    kinds = cover.get("kinds") or {}
-    kind_text = ", ".join(
-        f"{kinds[kind]} {kind}" for kind in ("select", "refuse", "clarify") if kind in kinds
-    )
-    facts = [
-        f"{cover.get('fixtures', 0)} fixtures" + (f" ({kind_text})" if kind_text else ""),
-        f"{cover.get('covered_tools', 0)} of {cover.get('tools', 0)} tools covered",
-        f"{len(cover.get('covered_areas') or [])} of {len(cover.get('areas') or [])} areas covered",
-        f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}",
-    ]
-    if document.get("ok"):
-        heading = "## ✅ mcp-evals validate: the fixtures match the live catalog"
-    else:
-        heading = "## ❌ mcp-evals validate: the fixtures do not match the live catalog"
-    lines = [heading, "", " · ".join(facts)]
-    if problems:
-        lines += ["", "| | where | rule | problem |", "|---|---|---|---|"]
-        for problem in problems:
-            icon = "❌" if problem.get("severity") == "error" else "⚠️"
-            where = str(problem.get("file") or "")
-            if where and problem.get("line"):
-                where += f":{problem['line']}"
-            location = str(md_code(where)) if where else ""
-            rule = str(md_text(problem.get("rule", ""), limit=60))
-            lines.append(
-                f"| {icon} | {location} | {rule} | {md_text(problem.get('message', ''), limit=400)} |"
-            )
-    return "\n".join(lines)
-
-
 def problem_line(problem: Mapping[str, Any]) -> str:
     """One validation problem as a log line: `file:line: severity [rule] message`, on one line.
 
@@ -307,7 +275,7 @@ def run_validate(step: Step) -> Outcome:
         for problem in document.get("problems") or []:
             _say(problem_line(problem))
         decision = "valid" if result.exit_code == EXIT_OK else "invalid"
-        markdown = render_validation(document)
+        markdown = render_validation_markdown(document, max_chars=_SECTION_MAX_CHARS)
         _say(f"{decision}: {markdown.splitlines()[2]}")
         return Outcome("validate", result.exit_code, markdown, decision)
     markdown = (
@@ -390,7 +358,8 @@ def run_eval(step: Step) -> Outcome:
         return _eval_failed(ran.exit_code, ran.tail, "the eval could not run")
 
     # The report decides the exit code: gate (gate.fail_on, area minimums), baseline, PRELIMINARY.
-    report_args: list[str | Path] = ["report", results, "--config", step.config, "--max-chars", "60000"]
+    report_args: list[str | Path] = ["report", results, "--config", step.config]
+    report_args += ["--max-chars", str(_SECTION_MAX_CHARS)]
     if inputs.baseline:
         report_args += ["--baseline", step.in_workdir(inputs.baseline)]
     markdown_path, json_path = step.out_dir / "eval-report.md", step.out_dir / "eval-report.json"

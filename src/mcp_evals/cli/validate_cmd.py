@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -63,8 +64,9 @@ def render_text(problems: list[Problem], cover: Coverage) -> str:
     return "\n".join([*(_problem_line(problem) for problem in problems), summary_line(cover, problems)])
 
 
-def render_json(problems: list[Problem], cover: Coverage, catalog: Catalog) -> str:
-    document = {
+def validation_document(problems: list[Problem], cover: Coverage, catalog: Catalog) -> dict[str, Any]:
+    """What `--format json` prints, and what `--format md` (and the GitHub Action) render."""
+    return {
         "ok": not has_errors(problems),
         "errors": sum(1 for problem in problems if problem.severity == "error"),
         "warnings": sum(1 for problem in problems if problem.severity == "warning"),
@@ -72,7 +74,17 @@ def render_json(problems: list[Problem], cover: Coverage, catalog: Catalog) -> s
         "catalog_hash": catalog.hash,
         "problems": [problem.model_dump(mode="json") for problem in problems],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def render_json(problems: list[Problem], cover: Coverage, catalog: Catalog) -> str:
+    return json.dumps(validation_document(problems, cover, catalog), indent=2, ensure_ascii=False)
+
+
+def render_markdown(problems: list[Problem], cover: Coverage, catalog: Catalog) -> str:
+    """The Markdown the GitHub Action shows for a validate run (within a PR comment's size)."""
+    from ..report.validation import render_validation_markdown  # only this format needs the reports
+
+    return render_validation_markdown(validation_document(problems, cover, catalog))
 
 
 def github_annotations(problems: list[Problem]) -> list[str]:
@@ -99,10 +111,10 @@ def github_annotations(problems: list[Problem]) -> list[str]:
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(["text", "json"]),
+    type=click.Choice(["text", "json", "md"]),
     default="text",
     show_default=True,
-    help="Output: one line per problem, or a JSON document.",
+    help="Output: one line per problem, a JSON document, or the Markdown the GitHub Action comments.",
 )
 def validate(config_path: Path, snapshot: Path | None, output_format: str) -> int:
     """Check the fixtures against the live catalog (or a snapshot): no model, no API key, no cost.
@@ -131,9 +143,11 @@ def validate(config_path: Path, snapshot: Path | None, output_format: str) -> in
     cover = coverage(fixtures, catalog, exclude_tools=config.exclude_tools)
     if output_format == "json":
         click.echo(render_json(problems, cover, catalog))
+    elif output_format == "md":
+        click.echo(render_markdown(problems, cover, catalog))
     else:
         click.echo(render_text(problems, cover), color=False if os.environ.get("NO_COLOR") else None)
     if github:
         for line in github_annotations(problems):
-            click.echo(line, err=output_format == "json")
+            click.echo(line, err=output_format != "text")
     return EXIT_CHECK_FAILED if has_errors(problems) else EXIT_OK

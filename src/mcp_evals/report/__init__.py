@@ -1,7 +1,8 @@
 """Reports rendered from a results record: Markdown, JSON, JUnit XML and single-file HTML.
 
 Every renderer is a pure function of a ``Scorecard`` (and an optional baseline comparison);
-``write_reports`` is the one call the runner makes at the end of a run.
+``write_reports`` is the one call the runner makes at the end of a run. ``validation`` renders the
+other report a PR sees: the Markdown of a validate run, from ``mcp-evals validate --format json``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .html import render_html
 from .json_report import ReportDocument, render_json, report_json_schema
 from .junit import render_junit
 from .markdown import GITHUB_COMMENT_LIMIT, GITHUB_SUMMARY_LIMIT, render_markdown
+from .validation import render_validation_markdown
 from .verdict import exit_code, verdict_text
 
 ReportFormat = Literal["md", "json", "junit", "html"]
@@ -155,6 +157,7 @@ __all__ = [
     "render_json",
     "render_junit",
     "render_markdown",
+    "render_validation_markdown",
     "report_json_schema",
     "verdict_text",
     "write_reports",

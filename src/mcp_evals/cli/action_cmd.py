@@ -22,7 +22,8 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+import traceback
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,10 +48,11 @@ from ..github import (
     read_inputs,
     restore_ownership,
     scrubbed_environment,
+    secret_values,
     target_pull_request,
     write_outputs,
 )
-from ..report.escape import md_block
+from ..report.escape import md_block, md_code
 from ..report.validation import render_validation_markdown
 
 OUT_DIR = "mcp-evals-out"
@@ -61,6 +63,9 @@ _SECTION_MAX_CHARS = 60_000
 # modes whose commands exist in this version, in the order `all` runs them
 _AVAILABLE_MODES = ("validate", "eval")
 _KEY_VARIABLE = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+EXIT_CRASH = 70
+"""`action run` crashed: a bug in mcp-evals. EX_SOFTWARE from sysexits.h, so a crash never reads as a
+failed check (1), PRELIMINARY (2) or bad input (3); the `decision` output is `crash`."""
 
 
 @dataclass
@@ -476,12 +481,8 @@ def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
         inputs = read_inputs(environ)
     except McpEvalsError as error:
         _say(workflow_command("error", str(error), title="mcp-evals: bad input"))
-        append_summary(summary_path, f"## ⚠️ mcp-evals: bad input\n\n{md_block(str(error))}\n")
-        empty = dict.fromkeys(("top1", "score", "report-path", "comment-url"), "")
-        write_outputs(
-            output_path,
-            {"decision": "error", **empty, "preliminary": "false", "exit-code": str(EXIT_BAD_INPUT)},
-        )
+        markdown = f"## ⚠️ mcp-evals: bad input\n\n{md_block(str(error))}\n"
+        _report_failure(environ, markdown, "error", EXIT_BAD_INPUT)
         return EXIT_BAD_INPUT
     event = load_event(environ)
     workspace = event.workspace.resolve()
@@ -548,6 +549,76 @@ def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
     return exit_code
 
 
+# ------------------------------------------------------------------------------------------ crashes
+
+
+def _redacted(text: str, environ: Mapping[str, str]) -> str:
+    """``text`` without any secret the Action was given: the log masks them, a summary does not."""
+    for secret in secret_values(environ):
+        for value in (secret, *secret.splitlines()):
+            if len(value.strip()) >= 4:
+                text = text.replace(value.strip(), "***")
+    return text
+
+
+def crash_markdown(error: BaseException, environ: Mapping[str, str]) -> str:
+    """The job summary of a crashed run: what was raised (escaped, no secrets) and what to do."""
+    kind = type(error).__qualname__
+    if type(error).__module__ not in ("builtins", "__main__"):
+        kind = f"{type(error).__module__}.{kind}"
+    message = _redacted(str(error), environ) or "(no message)"
+    return (
+        "## 💥 mcp-evals crashed\n\n"
+        f"The Action stopped on an unexpected {md_code(kind)}. This is a bug in mcp-evals, not a problem "
+        "with your server, fixtures or inputs; what had not run yet did not run, and this step fails.\n\n"
+        f"{md_block(message, limit=2000)}\n\n"
+        "Please report it in the mcp-evals issue tracker with the traceback this step's log shows right "
+        "after the `mcp-evals crashed` error, and the mcp-evals version "
+        f"({md_code(__version__)}).\n"
+    )
+
+
+def _report_failure(environ: Mapping[str, str], markdown: str, decision: str, exit_code: int) -> None:
+    """A summary and outputs for a run that ended before its modes could report; never raises."""
+    outputs = {"decision": decision, **dict.fromkeys(("top1", "score", "report-path", "comment-url"), "")}
+    outputs |= {"preliminary": "false", "exit-code": str(exit_code)}
+    writers: dict[str, Callable[[], None]] = {
+        "the job summary": lambda: append_summary(environ.get("GITHUB_STEP_SUMMARY"), markdown),
+        "the step outputs": lambda: write_outputs(environ.get("GITHUB_OUTPUT"), outputs),
+    }
+    for what, write in writers.items():
+        try:
+            write()
+        except Exception as failure:  # what went wrong first is what to report
+            _say(f"mcp-evals: could not write {what} either: {type(failure).__name__}: {failure}")
+
+
+def guarded(work: Callable[[], int], environ: Mapping[str, str]) -> int:
+    """``work()``'s exit code; should it raise, the job still gets a summary and outputs.
+
+    A ``McpEvalsError`` is reported like bad input: its message, its exit code. Anything else is a bug:
+    an error annotation and the traceback go to the log, the summary says mcp-evals crashed (with the
+    exception, escaped and without secrets), ``decision`` is ``crash`` and the step exits with
+    ``EXIT_CRASH``.
+    """
+    try:
+        return work()
+    except McpEvalsError as error:
+        message = _redacted(str(error), environ)
+        _say(workflow_command("error", message, title="mcp-evals"))
+        _report_failure(environ, f"## ⚠️ mcp-evals: error\n\n{md_block(message)}\n", "error", error.exit_code)
+        return error.exit_code
+    except Exception as error:  # a bug: reported, not swallowed (the step fails)
+        headline = _redacted(f"{type(error).__name__}: {error}", environ)
+        _say(workflow_command("error", headline, title="mcp-evals crashed"))
+        sys.stdout.flush()
+        traceback.print_exception(error)
+        sys.stderr.flush()
+        _report_failure(environ, crash_markdown(error, environ), "crash", EXIT_CRASH)
+        _say(f"mcp-evals action: exit code {EXIT_CRASH} (crash)")
+        return EXIT_CRASH
+
+
 # ---------------------------------------------------------------------------------------- commands
 
 
@@ -612,7 +683,11 @@ def prepare() -> int:
 @click.option("--build-status", type=int, default=0, help="Exit code of `action prepare` (the build).")
 def run(build_status: int) -> int:
     """Run the mode's commands, write the job summary, outputs and PR comment, hand files back."""
-    try:
-        return run_action(os.environ, build_status)
-    finally:
-        hand_back(os.environ)
+
+    def work() -> int:
+        try:
+            return run_action(os.environ, build_status)
+        finally:
+            hand_back(os.environ)
+
+    return guarded(work, os.environ)

@@ -10,7 +10,7 @@
 #               summary, the step outputs and the sticky PR comment; finally the files written into
 #               the workspace go back to the workspace owner (a Docker action runs as root)
 # The step exits with mcp-evals' exit code: 0 ok · 1 a check, gate or the build failed ·
-# 2 PRELIMINARY · 3 bad input.
+# 2 PRELIMINARY · 3 bad input · 70 mcp-evals itself crashed (a bug: the summary and outputs still say so).
 #
 # With arguments the image is a plain mcp-evals CLI: `docker run … IMAGE mcp-evals validate`.
 set -uo pipefail

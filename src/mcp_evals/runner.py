@@ -699,7 +699,8 @@ def run_notes(
     notes: list[str] = []
     if provider.baseline_only:
         notes.append(
-            "lexical baseline (BM25 over tool names and descriptions, not a model): advisory, never gates"
+            "lexical baseline (BM25 over tool names, descriptions and parameters, not a model): "
+            "advisory, never gates"
         )
     if replayed:
         notes.append(replayed)

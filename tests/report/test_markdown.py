@@ -138,3 +138,17 @@ def test_the_first_line_names_the_baseline_verdict_once() -> None:
     worse = score_results(helpdesk_results())
     first = render_markdown(worse, baseline_comparison=compare_with_baseline(worse, baseline)).splitlines()[0]
     assert first.count("regression") == 1 and "FAILED: baseline regression" in first
+
+
+def test_a_run_where_nothing_reached_the_model_says_there_is_no_gate_decision() -> None:
+    from .records import answer, helpdesk_results
+
+    run = helpdesk_results().header
+    nothing = Results(
+        run, [answer(run, f.id, reached=False, error_kind="not_dispatched") for f in run.fixtures]
+    )
+
+    first_line = render_markdown(score_results(nothing)).splitlines()[0]
+
+    assert "PRELIMINARY (0/" in first_line and "no gate decision" in first_line
+    assert "not authoritative" not in first_line

@@ -459,3 +459,15 @@ def test_a_bad_eval_variable_is_bad_input(
     result = cli("run", "--config", project.config, "--results", project.results)
     assert result.code == 3 and variable in result.err and message in result.err
     assert anthropic_fake.requests == []
+
+
+def test_a_base_url_without_a_scheme_is_bad_input_before_anything_is_sent(
+    project: Project, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    clean_env.setenv("ANTHROPIC_API_KEY", API_KEY)
+    args = ("run", "--config", project.config, "--provider", "anthropic", "--results", project.results)
+    result = cli(*args, "--base-url", "127.0.0.1:9")
+
+    assert result.code == 3
+    assert "has no http:// or https:// scheme" in result.err
+    assert not project.results.exists()

@@ -240,6 +240,12 @@ def run(
     else:
         price, budget = None, None
     workers = concurrency or _env_int(environ, "EVAL_CONCURRENCY", at_most=256) or options.concurrency or 4
+    given_url = base_url or choice.base_url or options.base_url
+    if given_url and not given_url.lower().startswith(("http://", "https://")):
+        raise ConfigError(
+            f"base URL {given_url!r} has no http:// or https:// scheme",
+            hint="give the whole URL, e.g. --base-url http://127.0.0.1:8000/v1",
+        )
     settings = ProviderSettings(
         model=model_name,
         base_url=base_url or choice.base_url or options.base_url or provider_class.default_base_url,

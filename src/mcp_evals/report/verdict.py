@@ -53,7 +53,8 @@ def status(scorecard: Scorecard, comparison: BaselineComparison | None = None) -
         reached = f"{coverage.reached}/{coverage.planned} answers reached"
         if coverage.missing_shards:
             reached += f", shards {', '.join(coverage.missing_shards)} missing"
-        return f"PRELIMINARY ({reached}; {gate.label} not authoritative)"
+        judged = f"{gate.label} not authoritative" if gate.decision is not None else "no gate decision"
+        return f"PRELIMINARY ({reached}; {judged})"
     if scorecard.run.baseline_only:
         return f"{gate.label} (lexical baseline: advisory, never gates)"
     if exit_code(scorecard, comparison) == EXIT_CHECK_FAILED:

@@ -204,6 +204,11 @@ def write_baseline(baseline: Baseline, path: Path) -> None:
 
 def load_baseline(path: str | Path) -> Baseline:
     baseline_path = Path(path)
+    if not baseline_path.exists():
+        raise InputFileError(
+            f"{baseline_path}: baseline file not found",
+            hint=f"accept one with `mcp-evals baseline accept RESULTS --out {baseline_path}`",
+        )
     document = load_document(baseline_path)
     data = document.data
     if not isinstance(data, dict) or data.get("format") != BASELINE_FORMAT:

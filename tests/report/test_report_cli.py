@@ -229,3 +229,14 @@ def test_report_and_baseline_read_the_config_run_reads(run_cli: RunCli, tmp_path
     # Elsewhere (no config file), the defaults: the same drop is a regression.
     done = run_cli("report", tmp_path / "current.ndjson", "--baseline", tmp_path / "evals" / "baseline.json")
     assert done.returncode == 1 and "FAILED: baseline regression" in done.stdout.splitlines()[0]
+
+
+def test_baseline_compare_with_a_missing_baseline_says_how_to_make_one(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    current = save(helpdesk_results(), tmp_path / "current.ndjson")
+
+    done = run_cli("baseline", "compare", current, "--baseline", tmp_path / "missing.json")
+
+    assert done.returncode == 3
+    assert "baseline file not found" in done.stderr and "mcp-evals baseline accept" in done.stderr

@@ -96,6 +96,12 @@ def report(
         configured = config.resolve(config.baseline.path)
         if configured.exists():
             baseline = configured
+        else:
+            click.echo(
+                f"note: no baseline at {configured} yet (baseline.path): no comparison; "
+                f"accept one with `mcp-evals baseline accept RESULTS --out {configured}`",
+                err=True,
+            )
     if baseline is not None and not baseline.exists():
         raise ConfigError(
             f"{baseline}: baseline file not found",

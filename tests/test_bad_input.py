@@ -98,7 +98,10 @@ def test_yaml_syntax_error_shows_the_line(project: Path, capsys: pytest.CaptureF
 
 def test_duplicate_yaml_keys(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write(project / "fixtures" / "tickets.yaml", "- id: a\n  query: one\n  query: two\n")
-    fails_cleanly(capsys, project, "tickets.yaml:3: duplicate key 'query' (first at line 2): keep only one")
+    error = fails_cleanly(
+        capsys, project, "tickets.yaml:3: duplicate key 'query' (first at line 2): keep only one"
+    )
+    assert error.startswith("error: fixtures/tickets.yaml:3:")  # as the user knows it, not absolute
 
 
 def test_a_fixture_file_that_is_a_scalar(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -140,13 +143,14 @@ def test_an_unset_variable(
         "servers:\n  - name: helpdesk\n    command: python\n    args: [server.py]\n"
         "    env:\n      HELPDESK_TOKEN: ${HELPDESK_TOKEN}\nfixtures: fixtures/*.yaml\n",
     )
-    fails_cleanly(
+    error = fails_cleanly(
         capsys,
         project,
         "mcp-evals.yaml:6 (servers[0].env.HELPDESK_TOKEN): environment variable HELPDESK_TOKEN is not set",
         "hint: export HELPDESK_TOKEN=",
         command=command,
     )
+    assert error.startswith("error: mcp-evals.yaml:6 ")  # the config as the user named it
 
 
 def test_an_alias_bomb_neither_hangs_nor_eats_memory(project: Path) -> None:

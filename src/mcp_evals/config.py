@@ -249,6 +249,7 @@ class Config(StrictModel):
     reports: ReportPaths = Field(default_factory=ReportPaths)
 
     _path: Path = PrivateAttr(default=Path(DEFAULT_CONFIG_NAME))
+    _shown: str = PrivateAttr(default=DEFAULT_CONFIG_NAME)
     _lines: dict[tuple[str | int, ...], int] = PrivateAttr(default_factory=dict)
 
     @field_validator("servers")
@@ -263,6 +264,11 @@ class Config(StrictModel):
     @property
     def path(self) -> Path:
         return self._path
+
+    @property
+    def shown_path(self) -> str:
+        """The config file as the user named it: what messages show (``path`` is absolute)."""
+        return self._shown
 
     @property
     def base_dir(self) -> Path:
@@ -300,7 +306,7 @@ class Config(StrictModel):
                 missing = unset_variables(value, environ)
                 if missing:
                     raise ConfigError(
-                        f"{where(self._path, self.line_of(location), dotted)}: environment variable "
+                        f"{where(self.shown_path, self.line_of(location), dotted)}: environment variable "
                         f"{missing[0]} is not set",
                         hint=f"export {missing[0]}=… before running, or remove ${{{missing[0]}}} "
                         "from the config",
@@ -355,5 +361,6 @@ def load_config(path: str | Path | None = None) -> Config:
     except ValidationError as error:
         raise ConfigError(describe_validation_error(error, document, schema="config")) from None
     config._path = config_path.resolve()
+    config._shown = str(config_path)
     config._lines = document.lines
     return config

@@ -249,8 +249,15 @@ def _fixtures_in(document: Document) -> tuple[list[Any], tuple[str | int, ...]]:
 
 def load_fixture_file(path: Path, *, display_base: Path | None = None) -> list[Fixture]:
     """Load one fixture file; each fixture remembers its file (relative to ``display_base``) and line."""
-    document = load_document(path)
-    document.path = Path(_display(path, display_base))
+    shown_path = Path(_display(path, display_base))
+    try:
+        document = load_document(path)
+    except InputFileError as error:  # name the file as every other fixture message does
+        message = error.message
+        if message.startswith(str(path)):
+            message = str(shown_path) + message[len(str(path)) :]
+        raise InputFileError(message, hint=error.hint) from None
+    document.path = shown_path
     items, base = _fixtures_in(document)
     shown = str(document.path)
     fixtures = []
@@ -296,7 +303,7 @@ def fixture_files(config: Config) -> list[Path]:
         matched = sorted(glob.glob(str(config.resolve(pattern)), recursive=True))
         if not matched:
             raise InputFileError(
-                f"{where(config.path, config.line_of(('fixtures',)), 'fixtures')}: "
+                f"{where(config.shown_path, config.line_of(('fixtures',)), 'fixtures')}: "
                 f"{pattern!r} matches no file",
                 hint=f"paths are relative to the config file's folder, {config.base_dir}",
             )
@@ -317,7 +324,7 @@ def load_fixtures(source: Config | str | Path | Sequence[str | Path]) -> list[Fi
     if isinstance(source, Config):
         if not source.fixture_globs:
             raise ConfigError(
-                f"{source.path}: no `fixtures:` in the config",
+                f"{source.shown_path}: no `fixtures:` in the config",
                 hint="add `fixtures: fixtures/*.yaml` (globs relative to the config file's folder)",
             )
         files = fixture_files(source)

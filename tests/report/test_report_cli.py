@@ -240,3 +240,17 @@ def test_baseline_compare_with_a_missing_baseline_says_how_to_make_one(
 
     assert done.returncode == 3
     assert "baseline file not found" in done.stderr and "mcp-evals baseline accept" in done.stderr
+
+
+def test_report_notes_a_configured_baseline_that_does_not_exist_yet(run_cli: RunCli, tmp_path: Path) -> None:
+    current = save(helpdesk_results(), tmp_path / "current.ndjson")
+    config = tmp_path / "mcp-evals.yaml"
+    config.write_text(
+        "servers: [{name: helpdesk, snapshot: catalog.json}]\nbaseline: {path: evals/baseline.json}\n"
+    )
+
+    done = run_cli("report", current, "--config", config)
+
+    assert done.returncode != 3, done.stderr
+    assert "note: No baseline at evals/baseline.json yet" in done.stderr
+    assert "### Baseline" not in done.stdout

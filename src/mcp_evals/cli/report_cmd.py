@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 
 from ..config import DEFAULT_CONFIG_NAME, Config, load_config
-from ..errors import EXIT_OK, ConfigError
+from ..errors import EXIT_OK
 from ..files import atomic_write
-from ..report import FORMATS, ReportFormat, compare_to, render
+from ..report import FORMATS, ReportFormat, compare_to, configured_baseline, render
 from ..report.escape import plain
 from ..report.inputs import read_results_files
 from ..report.json_report import report_json_schema
@@ -92,21 +92,10 @@ def report(
         merged, config.scoring if config else None, gate_options=config.gate if config else None
     )
     baseline: Path | None = baseline_path
-    if baseline is None and config is not None and config.baseline.path:
-        configured = config.resolve(config.baseline.path)
-        if configured.exists():
-            baseline = configured
-        else:
-            click.echo(
-                f"note: no baseline at {configured} yet (baseline.path): no comparison; "
-                f"accept one with `mcp-evals baseline accept RESULTS --out {configured}`",
-                err=True,
-            )
-    if baseline is not None and not baseline.exists():
-        raise ConfigError(
-            f"{baseline}: baseline file not found",
-            hint=f"accept one with `mcp-evals baseline accept {results[0]} --out {baseline}`",
-        )
+    if baseline is None and config is not None:
+        baseline, missing = configured_baseline(config)
+        if missing:
+            click.echo(f"note: {missing}", err=True)
     comparison = compare_to(scorecard, baseline, config.baseline if config else None)
     text = render(scorecard, report_format, baseline_comparison=comparison, max_chars=max_chars)
     if out is None:

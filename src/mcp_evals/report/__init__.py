@@ -58,6 +58,19 @@ class ReportOutcome:
     written: dict[str, Path] = field(default_factory=dict)
 
 
+def configured_baseline(config: Config) -> tuple[Path | None, str | None]:
+    """The config's ``baseline.path`` when that file exists; else None and a note saying there is none yet."""
+    if not config.baseline.path:
+        return None, None
+    configured = config.resolve(config.baseline.path)
+    if configured.exists():
+        return configured, None
+    return None, (
+        f"No baseline at {config.baseline.path} yet: accept this run with "
+        f"`mcp-evals baseline accept RESULTS --out {config.baseline.path}` to compare later runs."
+    )
+
+
 def compare_to(
     scorecard: Scorecard,
     baseline: str | Path | Baseline | None,
@@ -95,15 +108,9 @@ def write_reports(
         config = config_or_paths
         scoring, gate, baseline_options = config.scoring, config.gate, config.baseline
         paths = _paths(config.reports, config.resolve)
-        if baseline is None and config.baseline.path:
-            configured = config.resolve(config.baseline.path)
-            if configured.exists():
-                baseline = configured
-            else:
-                notes.append(
-                    f"No baseline at {config.baseline.path} yet: accept this run with "
-                    f"`mcp-evals baseline accept RESULTS --out {config.baseline.path}` to compare later runs."
-                )
+        if baseline is None:
+            baseline, missing = configured_baseline(config)
+            notes.extend([missing] if missing else [])
     elif isinstance(config_or_paths, ReportPaths):
         paths = _paths(config_or_paths, Path)
     if isinstance(results, Scorecard):

@@ -29,7 +29,8 @@ from typing import Any
 
 import yaml
 
-from mcp_evals.catalog import ServerInfo, build_catalog, write_snapshot
+from mcp_evals.catalog.model import ServerInfo, build_catalog
+from mcp_evals.catalog.snapshot import write_snapshot
 
 TARGET_SECONDS = 3.0
 TARGET_MB = 250.0

@@ -20,8 +20,9 @@ import anyio
 import pytest
 import yaml
 
-from mcp_evals.catalog import ServerInfo
-from mcp_evals.config import Config, load_config
+from mcp_evals.catalog.model import ServerInfo
+from mcp_evals.config.load import load_config
+from mcp_evals.config.model import Config
 
 TESTS = Path(__file__).resolve().parent
 SERVERS = TESTS / "servers"

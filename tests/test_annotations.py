@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_evals.annotations import (
+from mcp_evals.github.workflow_commands import (
     annotation,
     escape_data,
     escape_property,

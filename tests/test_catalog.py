@@ -10,7 +10,8 @@ import pytest
 
 from catalog_helpers import server, wire_tool, write_config
 from mcp_evals import Catalog, extract_catalog, load_catalog
-from mcp_evals.catalog import SNAPSHOT_FORMAT, build_catalog, write_snapshot
+from mcp_evals.catalog.model import SNAPSHOT_FORMAT, build_catalog
+from mcp_evals.catalog.snapshot import write_snapshot
 from mcp_evals.errors import ConfigError, InputFileError
 
 HELPDESK = server(
@@ -251,7 +252,7 @@ def test_the_summary_keeps_columns_aligned_for_wide_characters() -> None:
 
 
 def test_a_copied_catalog_recomputes_its_hash_and_lookups() -> None:
-    from mcp_evals.catalog import Catalog, Tool
+    from mcp_evals.catalog.model import Catalog, Tool
 
     original = Catalog(tools=[Tool(name="get_ticket", server="helpdesk", wire_name="get_ticket")])
     first_hash = original.hash

@@ -8,8 +8,9 @@ from typing import Any
 
 from catalog_helpers import server, wire_tool
 from conftest import RunCli
-from mcp_evals.catalog import build_catalog, write_snapshot
-from mcp_evals.catalog_diff import diff_catalogs
+from mcp_evals.catalog.diff import diff_catalogs
+from mcp_evals.catalog.model import build_catalog
+from mcp_evals.catalog.snapshot import write_snapshot
 
 
 def catalog_of(*tools: dict[str, Any]) -> Any:

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mcp_evals.config import Config, ValidationOptions, expand_variables, load_config, unset_variables
+from mcp_evals.config.load import load_config
+from mcp_evals.config.model import Config, ValidationOptions
+from mcp_evals.config.variables import expand_variables, unset_variables
 from mcp_evals.errors import ConfigError
 from validate_helpers import write
 

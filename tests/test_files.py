@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from mcp_evals.config.documents import describe_validation_error, load_document, parse_json, parse_yaml
 from mcp_evals.errors import InputFileError, McpEvalsError
-from mcp_evals.files import atomic_write, describe_validation_error, load_document, parse_json, parse_yaml
+from mcp_evals.output.files import atomic_write
 from validate_helpers import write
 
 BILLION_LAUGHS = """\

@@ -7,18 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from mcp_evals.config import load_config
+from mcp_evals.config.load import load_config
 from mcp_evals.errors import ConfigError, InputFileError
-from mcp_evals.fixtures import (
-    AnyValue,
-    Contains,
-    Fixture,
-    OneOf,
-    Regex,
-    fixture_set_hash,
-    load_fixture_file,
-    load_fixtures,
-)
+from mcp_evals.fixtures.load import load_fixture_file, load_fixtures
+from mcp_evals.fixtures.model import AnyValue, Contains, Fixture, OneOf, Regex, fixture_set_hash
 from validate_helpers import write
 
 HELPDESK = Path(__file__).resolve().parent.parent / "examples" / "helpdesk"

@@ -12,10 +12,10 @@ import yaml
 
 from catalog_helpers import PYTHON, SERVERS, independent_listing, python_server, write_config
 from mcp_evals import ServerError, extract_catalog
-from mcp_evals._mcp import server_environment
-from mcp_evals.catalog import load_catalog
-from mcp_evals.config import ServerConfig
+from mcp_evals.catalog.snapshot import load_catalog
+from mcp_evals.config.model import ServerConfig
 from mcp_evals.errors import ConfigError
+from mcp_evals.servers.client import server_environment
 from servers.paging_server import AWKWARD_NAMES
 from validate_helpers import run_main
 

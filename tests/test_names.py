@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_evals.names import NameMap, safe_name
+from mcp_evals.catalog.names import NameMap, safe_name
 
 PROVIDER_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

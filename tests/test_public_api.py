@@ -65,7 +65,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
 
 
 def test_the_api_validates_a_project_in_a_few_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mcp_evals.catalog import write_snapshot
+    from mcp_evals.catalog.snapshot import write_snapshot
 
     monkeypatch.setenv("PATH", cli_environment()["PATH"])  # the example runs `python`: this one
 

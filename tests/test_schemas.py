@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from mcp_evals.cli.schema_cmd import Which, schema_document, schema_text
-from mcp_evals.files import load_document
+from mcp_evals.config.documents import load_document
 from validate_helpers import run_main
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

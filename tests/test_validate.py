@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcp_evals import Problem, ValidationOptions, validate_fixtures
-from mcp_evals.catalog import Tool
-from mcp_evals.fixtures import Fixture, SourceLocation
-from mcp_evals.validate import _SchemaChecks, coverage, has_errors, locate_in_config, normalize_query
+from mcp_evals.catalog.model import Tool
+from mcp_evals.fixtures.model import Fixture, SourceLocation
+from mcp_evals.fixtures.validate import _SchemaChecks, coverage, has_errors, locate_in_config, normalize_query
 from validate_helpers import AREAS, catalog_of, helpdesk_catalog, wire_tool
 
 CATALOG = helpdesk_catalog()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mcp_evals.catalog import Catalog, ServerInfo, build_catalog
+from mcp_evals.catalog.model import Catalog, ServerInfo, build_catalog
 from mcp_evals.cli import main
 
 

@@ -1,8 +1,8 @@
 """mcp-evals: how well does a model pick the right tool from your MCP server's catalog?
 
-The library follows the pipeline: load a config, read the catalog, load and validate fixtures (all
-imported eagerly: they are what every command needs), then run, score, gate and report (imported on
-first use, so ``mcp-evals validate`` never pays for the model or report machinery).
+The library follows the pipeline: load a config, read the catalog, load and validate fixtures, then
+run, score, gate and report. Every public name is imported on first use, so a command pays only for
+the stages it runs (see docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -10,47 +10,71 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .catalog import Catalog, ServerInfo, Tool, extract_catalog, load_catalog
-from .config import Config, ServerConfig, ValidationOptions, load_config
-from .errors import ConfigError, InputFileError, McpEvalsError, ProviderError, ServerError
-from .fixtures import Fixture, load_fixtures
-from .validate import Problem, validate_fixtures
+from mcp_evals._version import __version__
 
 if TYPE_CHECKING:
-    from .baseline import Baseline, BaselineComparison, compare_with_baseline, load_baseline
-    from .catalog_diff import CatalogDiff, diff_catalogs
-    from .gate import GateDecision, evaluate_gate
-    from .record import FixtureResult, RunHeader
-    from .report import ReportOutcome, render_html, render_json, render_junit, render_markdown, write_reports
-    from .results import Results, read_results
-    from .runner import run_eval
-    from .score import Scorecard, score_results
+    from mcp_evals.baseline.compare import Baseline, BaselineComparison, compare_with_baseline
+    from mcp_evals.baseline.file import load_baseline
+    from mcp_evals.catalog.diff import CatalogDiff, diff_catalogs
+    from mcp_evals.catalog.extract import extract_catalog
+    from mcp_evals.catalog.model import Catalog, ServerInfo, Tool
+    from mcp_evals.catalog.snapshot import load_catalog
+    from mcp_evals.config.load import load_config
+    from mcp_evals.config.model import Config, ServerConfig, ValidationOptions
+    from mcp_evals.errors import ConfigError, InputFileError, McpEvalsError, ProviderError, ServerError
+    from mcp_evals.fixtures.load import load_fixtures
+    from mcp_evals.fixtures.model import Fixture
+    from mcp_evals.fixtures.validate import Problem, validate_fixtures
+    from mcp_evals.output.reports import ReportOutcome, write_reports
+    from mcp_evals.record.model import FixtureResult, RunHeader
+    from mcp_evals.record.read import Results, read_results
+    from mcp_evals.report import render_html, render_json, render_junit, render_markdown
+    from mcp_evals.run.runner import run_eval
+    from mcp_evals.score import Scorecard, score_results
+    from mcp_evals.score.gate import GateDecision, evaluate_gate
 
-__version__ = "0.1.0"
-
-# name -> module that defines it, for the names imported on first use
+# name -> module that defines it: every name is imported on first use, so `import mcp_evals.cli`
+# (which imports this package first) loads nothing but the version.
 _LAZY = {
-    "Baseline": "baseline",
-    "BaselineComparison": "baseline",
-    "compare_with_baseline": "baseline",
-    "load_baseline": "baseline",
-    "CatalogDiff": "catalog_diff",
-    "diff_catalogs": "catalog_diff",
-    "GateDecision": "gate",
-    "evaluate_gate": "gate",
-    "FixtureResult": "record",
-    "RunHeader": "record",
-    "ReportOutcome": "report",
+    "Baseline": "baseline.compare",
+    "BaselineComparison": "baseline.compare",
+    "compare_with_baseline": "baseline.compare",
+    "load_baseline": "baseline.file",
+    "CatalogDiff": "catalog.diff",
+    "diff_catalogs": "catalog.diff",
+    "extract_catalog": "catalog.extract",
+    "Catalog": "catalog.model",
+    "ServerInfo": "catalog.model",
+    "Tool": "catalog.model",
+    "load_catalog": "catalog.snapshot",
+    "load_config": "config.load",
+    "Config": "config.model",
+    "ServerConfig": "config.model",
+    "ValidationOptions": "config.model",
+    "ConfigError": "errors",
+    "InputFileError": "errors",
+    "McpEvalsError": "errors",
+    "ProviderError": "errors",
+    "ServerError": "errors",
+    "load_fixtures": "fixtures.load",
+    "Fixture": "fixtures.model",
+    "Problem": "fixtures.validate",
+    "validate_fixtures": "fixtures.validate",
+    "ReportOutcome": "output.reports",
+    "write_reports": "output.reports",
+    "FixtureResult": "record.model",
+    "RunHeader": "record.model",
+    "Results": "record.read",
+    "read_results": "record.read",
     "render_html": "report",
     "render_json": "report",
     "render_junit": "report",
     "render_markdown": "report",
-    "write_reports": "report",
-    "Results": "results",
-    "read_results": "results",
-    "run_eval": "runner",
+    "run_eval": "run.runner",
     "Scorecard": "score",
     "score_results": "score",
+    "GateDecision": "score.gate",
+    "evaluate_gate": "score.gate",
 }
 
 

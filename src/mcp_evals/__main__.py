@@ -1,3 +1,3 @@
-from .cli import main
+from mcp_evals.cli import main
 
 main()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_evals.cli.action_cmd import problem_line, run_build
+from mcp_evals.action.steps import problem_line, run_build
 
 
 def test_a_validation_problem_is_one_log_line_that_is_never_a_command() -> None:

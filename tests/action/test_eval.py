@@ -15,8 +15,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcp_evals._mcp import server_environment
-from mcp_evals.config import load_config
+from mcp_evals.config.load import load_config
+from mcp_evals.servers.client import server_environment
 
 # the runner's fake Anthropic API (tests/ is on sys.path: pytest imports tests/runner as `runner`)
 from runner.fake_anthropic import FakeAnthropic

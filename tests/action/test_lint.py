@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from mcp_evals import github
-from mcp_evals.cli import action_cmd
+from mcp_evals.action import steps as action_cmd
 from mcp_evals.github import input_variable
 
 from .conftest import REPO_ROOT

@@ -7,20 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from mcp_evals.baseline import (
-    Baseline,
-    compare_with_baseline,
-    load_baseline,
-    make_baseline,
-    mcnemar_exact,
-    write_baseline,
-)
-from mcp_evals.catalog import Catalog
-from mcp_evals.config import BaselineOptions
+from mcp_evals.baseline.compare import Baseline, compare_with_baseline, make_baseline, mcnemar_exact
+from mcp_evals.baseline.file import load_baseline, write_baseline
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.config.model import BaselineOptions
 from mcp_evals.errors import InputFileError
-from mcp_evals.fixtures import Fixture
-from mcp_evals.record import FixtureResult, RunHeader
-from mcp_evals.results import Results
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.record.model import FixtureResult, RunHeader
+from mcp_evals.record.read import Results
 from mcp_evals.score import score_results
 
 from .records import answer, call, catalog, header, helpdesk_results, tool

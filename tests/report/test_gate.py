@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_evals.config import GateOptions
-from mcp_evals.gate import GateDecision, evaluate_gate, format_percent, gate_for_run
+from mcp_evals.config.model import GateOptions
 from mcp_evals.score import score_results
+from mcp_evals.score.gate import GateDecision, evaluate_gate, format_percent, gate_for_run
 
 from .records import helpdesk_results
 

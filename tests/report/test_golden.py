@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from mcp_evals.baseline import compare_with_baseline, make_baseline
-from mcp_evals.catalog import Catalog
-from mcp_evals.config import GateOptions
+from mcp_evals.baseline.compare import compare_with_baseline, make_baseline
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.config.model import GateOptions
+from mcp_evals.record.read import Results
 from mcp_evals.report import render_html, render_json, render_junit, render_markdown
-from mcp_evals.results import Results
 from mcp_evals.score import score_results
 
 from .conftest import CheckGolden

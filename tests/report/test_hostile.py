@@ -15,11 +15,11 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
-from mcp_evals.fixtures import Fixture
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.record.read import Results
 from mcp_evals.report import render_html, render_json, render_junit, render_markdown
 from mcp_evals.report.escape import ZWJ, md_block, md_code, md_text, xml_text
 from mcp_evals.report.markdown import size_in_chars
-from mcp_evals.results import Results
 from mcp_evals.score import Scorecard, score_results
 
 from .records import answer, call, catalog, header, tool

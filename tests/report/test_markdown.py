@@ -6,12 +6,12 @@ import time
 
 import pytest
 
-from mcp_evals.baseline import compare_with_baseline, make_baseline
-from mcp_evals.config import GateOptions
-from mcp_evals.fixtures import Fixture
+from mcp_evals.baseline.compare import compare_with_baseline, make_baseline
+from mcp_evals.config.model import GateOptions
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.record.read import Results
 from mcp_evals.report import render_html, render_markdown
 from mcp_evals.report.markdown import GITHUB_SUMMARY_LIMIT, size_in_chars
-from mcp_evals.results import Results
 from mcp_evals.score import Scorecard, score_results
 
 from .records import answer, call, catalog, header, helpdesk_perfect_results, helpdesk_results, tool

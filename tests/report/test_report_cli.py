@@ -9,12 +9,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from mcp_evals.baseline import compare_with_baseline, make_baseline
-from mcp_evals.config import Config
-from mcp_evals.fixtures import Fixture
-from mcp_evals.report import render, write_reports
+from mcp_evals.baseline.compare import compare_with_baseline, make_baseline
+from mcp_evals.config.model import Config
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.output.reports import write_reports
+from mcp_evals.record.read import Results, write_line
+from mcp_evals.report import render
 from mcp_evals.report.json_report import report_json_schema
-from mcp_evals.results import Results, write_line
 from mcp_evals.score import score_results
 
 from .conftest import REPO_ROOT, RunCli

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_evals.config import ScoringOptions
-from mcp_evals.fixtures import Fixture
-from mcp_evals.results import Results
+from mcp_evals.config.model import ScoringOptions
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.record.read import Results
 from mcp_evals.score import (
     Rate,
     check_arguments,

@@ -12,10 +12,13 @@ from typing import Any
 import pytest
 import yaml
 
-from mcp_evals.catalog import Catalog, extract_catalog, load_catalog, write_snapshot
+from mcp_evals.catalog.extract import extract_catalog
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
 from mcp_evals.cli import main
-from mcp_evals.config import load_config
-from mcp_evals.fixtures import Fixture, load_fixtures
+from mcp_evals.config.load import load_config
+from mcp_evals.fixtures.load import load_fixtures
+from mcp_evals.fixtures.model import Fixture
 
 from .fake_anthropic import FakeAnthropic
 from .fake_openai import FakeOpenAI

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_evals.fixtures import Fixture
-from mcp_evals.results import read_results
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.record.read import read_results
 
 from .conftest import Cli, Project
 from .fake_anthropic import Call, FakeAnthropic

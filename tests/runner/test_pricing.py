@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_evals.config import ModelPrice
+from mcp_evals.config.model import ModelPrice
 from mcp_evals.errors import ConfigError
-from mcp_evals.pricing import (
+from mcp_evals.providers.pricing import (
     estimate_cost,
     find_price,
     known_models,
@@ -14,7 +14,7 @@ from mcp_evals.pricing import (
     rejects_forced_tool_choice,
     require_price,
 )
-from mcp_evals.record import Usage
+from mcp_evals.record.model import Usage
 
 
 def test_the_table_covers_current_claude_and_openai_models() -> None:

@@ -9,9 +9,9 @@ from email.utils import format_datetime
 import anyio
 import pytest
 
-from mcp_evals.catalog import Catalog, Tool
+from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.errors import ConfigError
-from mcp_evals.fixtures import Fixture
+from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers import (
     AnthropicProvider,
     Job,

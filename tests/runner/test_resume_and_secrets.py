@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mcp_evals.results import read_results
+from mcp_evals.record.read import read_results
 
 from .conftest import Cli, Project
 from .fake_anthropic import FakeAnthropic

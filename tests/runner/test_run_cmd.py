@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_evals.results import read_results
+from mcp_evals.record.read import read_results
 
 from .conftest import Cli, MakeProject, Project
 from .fake_anthropic import API_KEY, FakeAnthropic

@@ -11,14 +11,14 @@ from typing import Any
 import anyio
 import pytest
 
-from mcp_evals.catalog import Catalog
-from mcp_evals.fixtures import Fixture
-from mcp_evals.pricing import find_price
-from mcp_evals.progress import Progress
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers import AnthropicProvider, OpenAIProvider, Provider, ProviderSettings, Secret
-from mcp_evals.record import FixtureResult
-from mcp_evals.results import read_results
-from mcp_evals.runner import (
+from mcp_evals.providers.pricing import find_price
+from mcp_evals.record.model import FixtureResult
+from mcp_evals.record.read import read_results
+from mcp_evals.run.progress import Progress
+from mcp_evals.run.runner import (
     AdaptiveLimiter,
     RetryPolicy,
     RunOutcome,

@@ -14,8 +14,8 @@ from typing import Any
 
 import click
 
-from .. import __version__
-from ..errors import EXIT_BAD_INPUT, McpEvalsError
+from mcp_evals._version import __version__
+from mcp_evals.errors import EXIT_BAD_INPUT, McpEvalsError
 
 # command name -> "module:attribute" (relative to this package)
 COMMANDS: dict[str, str] = {

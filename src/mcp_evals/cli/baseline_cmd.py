@@ -6,13 +6,14 @@ from pathlib import Path
 
 import click
 
-from ..baseline import compare_with_baseline, load_baseline, make_baseline, write_baseline
-from ..config import Config
-from ..errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
-from ..report.escape import plain
-from ..report.inputs import read_results_files
-from ..score import outcome_label, score_results
-from .report_cmd import optional_config
+from mcp_evals.baseline.compare import compare_with_baseline, make_baseline
+from mcp_evals.baseline.file import load_baseline, write_baseline
+from mcp_evals.cli.report_cmd import optional_config
+from mcp_evals.config.model import Config
+from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
+from mcp_evals.record.merge import read_results_files
+from mcp_evals.report.escape import plain
+from mcp_evals.score import outcome_label, score_results
 
 DEFAULT_BASELINE = "evals/baseline.json"
 

@@ -8,7 +8,8 @@ from typing import Any, TypeVar
 
 import click
 
-from ..config import DEFAULT_CONFIG_NAME, Config, load_config
+from mcp_evals.config.load import load_config
+from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
 
 F = TypeVar("F", bound=Callable[..., Any])
 

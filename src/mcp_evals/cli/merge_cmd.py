@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from ..errors import EXIT_OK
-from ..files import atomic_write
-from ..report.inputs import read_results_files
-from ..results import Results, write_line
+from mcp_evals.errors import EXIT_OK
+from mcp_evals.output.files import atomic_write
+from mcp_evals.record.merge import read_results_files
+from mcp_evals.record.read import Results, write_line
 
 
 def write_results(results: Results, path: Path) -> None:

@@ -8,15 +8,17 @@ from pathlib import Path
 
 import click
 
-from ..config import DEFAULT_CONFIG_NAME, Config, load_config
-from ..errors import EXIT_OK
-from ..files import atomic_write
-from ..report import FORMATS, ReportFormat, compare_to, configured_baseline, render
-from ..report.escape import plain
-from ..report.inputs import read_results_files
-from ..report.json_report import report_json_schema
-from ..report.verdict import exit_code, verdict_text
-from ..score import score_results
+from mcp_evals.config.load import load_config
+from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
+from mcp_evals.errors import EXIT_OK
+from mcp_evals.output.files import atomic_write
+from mcp_evals.output.reports import compare_to, configured_baseline
+from mcp_evals.record.merge import read_results_files
+from mcp_evals.report import FORMATS, ReportFormat, render
+from mcp_evals.report.escape import plain
+from mcp_evals.report.json_report import report_json_schema
+from mcp_evals.report.verdict import exit_code, verdict_text
+from mcp_evals.score import score_results
 
 
 def optional_config(path: Path | None) -> Config | None:

@@ -17,20 +17,24 @@ from pathlib import Path
 import anyio
 import click
 
-from ..catalog import Catalog, extract_catalog
-from ..config import Config
-from ..dry import count_tokens, describe
-from ..errors import EXIT_OK, ConfigError, InputFileError
-from ..fixtures import Fixture, load_fixtures
-from ..pricing import Price, find_price, provider_of, require_price
-from ..progress import Progress
-from ..providers import PROVIDERS, Provider, ProviderFailure, ProviderSettings, Secret
-from ..providers.anthropic import DEFAULT_MODEL as ANTHROPIC_DEFAULT_MODEL
-from ..providers.lexical import MODEL_NAME as LEXICAL_MODEL
-from ..providers.openai import DEFAULT_MODEL as OPENAI_DEFAULT_MODEL
-from ..providers.replay import ReplayProvider
-from ..results import Results, read_results
-from ..runner import (
+from mcp_evals.catalog.extract import extract_catalog
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.cli.common import config_option, read_config
+from mcp_evals.config.model import Config
+from mcp_evals.errors import EXIT_OK, ConfigError, InputFileError
+from mcp_evals.fixtures.load import load_fixtures
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.fixtures.validate import has_errors, locate_in_config, validate_fixtures
+from mcp_evals.providers import PROVIDERS, Provider, ProviderFailure, ProviderSettings, Secret
+from mcp_evals.providers.anthropic import DEFAULT_MODEL as ANTHROPIC_DEFAULT_MODEL
+from mcp_evals.providers.lexical import MODEL_NAME as LEXICAL_MODEL
+from mcp_evals.providers.openai import DEFAULT_MODEL as OPENAI_DEFAULT_MODEL
+from mcp_evals.providers.pricing import Price, find_price, provider_of, require_price
+from mcp_evals.providers.replay import ReplayProvider
+from mcp_evals.record.read import Results, read_results
+from mcp_evals.run.estimate import count_tokens, describe
+from mcp_evals.run.progress import Progress
+from mcp_evals.run.runner import (
     DEFAULT_RESULTS,
     ResultsWriter,
     RetryPolicy,
@@ -44,8 +48,6 @@ from ..runner import (
     run_notes,
     summarize_dropouts,
 )
-from ..validate import has_errors, locate_in_config, validate_fixtures
-from .common import config_option, read_config
 
 PROVIDER_NAMES = ("anthropic", "openai", "lexical", "replay")
 
@@ -129,7 +131,7 @@ def finish_run(results_path: Path, config: Config | None) -> int:
     The single place where a run hands over to scoring and reporting: everything is computed from
     the results file alone. Exit: 2 PRELIMINARY wins over 1 (gate or baseline failed) over 0.
     """
-    from ..report import write_reports
+    from mcp_evals.output.reports import write_reports
 
     outcome = write_reports(read_results(results_path), config)
     click.echo(outcome.markdown)

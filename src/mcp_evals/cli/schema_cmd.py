@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 import click
 
-from ..config import Config
-from ..fixtures import FixtureFile
+from mcp_evals.config.model import Config
+from mcp_evals.fixtures.model import FixtureFile
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 Which = Literal["config", "fixtures"]

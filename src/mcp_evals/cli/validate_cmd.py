@@ -9,12 +9,22 @@ from typing import Any
 
 import click
 
-from ..annotations import annotation, in_github_actions
-from ..catalog import Catalog, extract_catalog, load_catalog
-from ..errors import EXIT_CHECK_FAILED, EXIT_OK, McpEvalsError
-from ..fixtures import load_fixtures
-from ..validate import Coverage, Problem, coverage, has_errors, locate_in_config, plural, validate_fixtures
-from .common import config_option, read_config
+from mcp_evals.catalog.extract import extract_catalog
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.catalog.snapshot import load_catalog
+from mcp_evals.cli.common import config_option, read_config
+from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, McpEvalsError
+from mcp_evals.fixtures.load import load_fixtures
+from mcp_evals.fixtures.validate import (
+    Coverage,
+    Problem,
+    coverage,
+    has_errors,
+    locate_in_config,
+    plural,
+    validate_fixtures,
+)
+from mcp_evals.github.workflow_commands import annotation, in_github_actions
 
 
 def _shown(path: Path) -> str:
@@ -82,7 +92,7 @@ def render_json(problems: list[Problem], cover: Coverage, catalog: Catalog) -> s
 
 def render_markdown(problems: list[Problem], cover: Coverage, catalog: Catalog) -> str:
     """The Markdown the GitHub Action shows for a validate run (within a PR comment's size)."""
-    from ..report.validation import render_validation_markdown  # only this format needs the reports
+    from mcp_evals.report.validation import render_validation_markdown  # only this format needs the reports
 
     return render_validation_markdown(validation_document(problems, cover, catalog))
 

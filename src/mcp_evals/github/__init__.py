@@ -13,8 +13,8 @@ provides (``GITHUB_STEP_SUMMARY``, ``GITHUB_OUTPUT``, ``GITHUB_EVENT_PATH``) and
     comment      the sticky comment and its target PR
 """
 
-from .api import GitHubApi, GitHubApiError
-from .comment import (
+from mcp_evals.github.api import GitHubApi, GitHubApiError
+from mcp_evals.github.comment import (
     COMMENT_LIMIT,
     CommentOutcome,
     comment_fix,
@@ -26,8 +26,8 @@ from .comment import (
     post_sticky_comment,
     target_pull_request,
 )
-from .event import Event, load_event
-from .inputs import (
+from mcp_evals.github.event import Event, load_event
+from mcp_evals.github.inputs import (
     GATE_DECISIONS,
     MODES,
     PAID_PROVIDERS,
@@ -42,7 +42,7 @@ from .inputs import (
     scrubbed_environment,
     secret_values,
 )
-from .step_files import (
+from mcp_evals.github.step_files import (
     SUMMARY_LIMIT,
     append_summary,
     format_outputs,

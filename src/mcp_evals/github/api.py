@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
-from .. import __version__
+from mcp_evals._version import __version__
 
 
 class GitHubApiError(Exception):

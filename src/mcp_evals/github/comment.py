@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 import httpx
 
-from .api import GitHubApi, GitHubApiError
-from .event import Event
-from .step_files import shorten_markdown, utf16_length
+from mcp_evals.github.api import GitHubApi, GitHubApiError
+from mcp_evals.github.event import Event
+from mcp_evals.github.step_files import shorten_markdown, utf16_length
 
 COMMENT_LIMIT = 65_536
 """GitHub rejects a comment body longer than this (422)."""

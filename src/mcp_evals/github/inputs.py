@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ..annotations import workflow_command
-from ..errors import ConfigError
+from mcp_evals.errors import ConfigError
+from mcp_evals.github.workflow_commands import workflow_command
 
 MODES = ("validate", "eval", "contract", "session", "all")
 Mode = Literal["validate", "eval", "contract", "session", "all"]

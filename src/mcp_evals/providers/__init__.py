@@ -8,8 +8,8 @@ replay      answers from an earlier results file, calls nothing
 
 from __future__ import annotations
 
-from .anthropic import AnthropicProvider
-from .base import (
+from mcp_evals.providers.anthropic import AnthropicProvider
+from mcp_evals.providers.base import (
     Answer,
     HttpRequest,
     Job,
@@ -20,9 +20,9 @@ from .base import (
     Secret,
     parse_retry_after,
 )
-from .lexical import LexicalProvider
-from .openai import OpenAIProvider
-from .replay import ReplayProvider
+from mcp_evals.providers.lexical import LexicalProvider
+from mcp_evals.providers.openai import OpenAIProvider
+from mcp_evals.providers.replay import ReplayProvider
 
 PROVIDERS: dict[str, type[Provider]] = {
     "anthropic": AnthropicProvider,

@@ -14,10 +14,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from ..fixtures import Fixture
-from ..pricing import find_price, rejects_forced_tool_choice
-from ..record import ErrorKind, ToolChoiceMode, Usage
-from .base import (
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.providers.base import (
     ONE_TOOL_INSTRUCTION,
     Answer,
     HttpRequest,
@@ -30,6 +28,8 @@ from .base import (
     json_body,
     status_verdict,
 )
+from mcp_evals.providers.pricing import find_price, rejects_forced_tool_choice
+from mcp_evals.record.model import ErrorKind, ToolChoiceMode, Usage
 
 DEFAULT_MODEL = "claude-opus-4-8"
 # From this version on the API rejects sampling parameters (temperature, top_p, top_k) with a 400.

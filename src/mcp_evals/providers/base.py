@@ -26,10 +26,10 @@ from typing import Any, ClassVar
 
 import httpx
 
-from ..catalog import Catalog, Tool
-from ..errors import ConfigError
-from ..fixtures import Fixture
-from ..record import ErrorKind, ProviderName, ToolCall, ToolChoiceMode, Usage
+from mcp_evals.catalog.model import Catalog, Tool
+from mcp_evals.errors import ConfigError
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.record.model import ErrorKind, ProviderName, ToolCall, ToolChoiceMode, Usage
 
 CONNECTIONS_PER_CLIENT = 8
 ONE_TOOL_INSTRUCTION = "Answer by calling exactly one of the available tools. Do not answer in text."

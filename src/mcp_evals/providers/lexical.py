@@ -17,9 +17,9 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import ClassVar
 
-from ..catalog import Tool
-from ..record import ToolChoiceMode
-from .base import Answer, Job, OfflineProvider
+from mcp_evals.catalog.model import Tool
+from mcp_evals.providers.base import Answer, Job, OfflineProvider
+from mcp_evals.record.model import ToolChoiceMode
 
 MODEL_NAME = "bm25"
 K1 = 1.2

@@ -14,9 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..fixtures import Fixture
-from ..record import ToolChoiceMode, Usage
-from .base import (
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.providers.base import (
     ONE_TOOL_INSTRUCTION,
     Answer,
     HttpRequest,
@@ -29,6 +28,7 @@ from .base import (
     json_body,
     status_verdict,
 )
+from mcp_evals.record.model import ToolChoiceMode, Usage
 
 DEFAULT_MODEL = "gpt-5.4"
 # Reasoning models take `max_completion_tokens` and refuse `temperature`.

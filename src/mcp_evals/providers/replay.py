@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from ..catalog import Catalog
-from ..record import FixtureResult, ToolChoiceMode
-from ..results import Results
-from .base import Answer, Job, OfflineProvider, ProviderFailure, ProviderSettings
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.providers.base import Answer, Job, OfflineProvider, ProviderFailure, ProviderSettings
+from mcp_evals.record.model import FixtureResult, ToolChoiceMode
+from mcp_evals.record.read import Results
 
 
 class ReplayProvider(OfflineProvider):

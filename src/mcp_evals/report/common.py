@@ -10,9 +10,9 @@ from typing import Any, Generic, TypeVar
 
 import jinja2
 
-from ..gate import format_percent
-from ..score import SEVERITY, FixtureScore, Rate, SampleScore, Scorecard, outcome_label
-from . import escape
+from mcp_evals.report import escape
+from mcp_evals.score import SEVERITY, FixtureScore, Rate, SampleScore, Scorecard, outcome_label
+from mcp_evals.score.gate import format_percent
 
 T = TypeVar("T")
 

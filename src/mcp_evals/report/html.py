@@ -6,10 +6,10 @@ page fetch from elsewhere.
 
 from __future__ import annotations
 
-from ..baseline import BaselineComparison
-from ..score import OUTCOMES, Scorecard
-from .common import environment, failing_fixtures
-from .verdict import baseline_note, exit_code, verdict_parts
+from mcp_evals.baseline.compare import BaselineComparison
+from mcp_evals.report.common import environment, failing_fixtures
+from mcp_evals.report.verdict import baseline_note, exit_code, verdict_parts
+from mcp_evals.score import OUTCOMES, Scorecard
 
 
 def render_html(scorecard: Scorecard, *, baseline_comparison: BaselineComparison | None = None) -> str:

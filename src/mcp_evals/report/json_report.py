@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..baseline import BaselineComparison
-from ..score import Scorecard
-from .verdict import exit_code, verdict_text
+from mcp_evals.baseline.compare import BaselineComparison
+from mcp_evals.report.verdict import exit_code, verdict_text
+from mcp_evals.score import Scorecard
 
 REPORT_FORMAT: Literal["mcp-evals.report"] = "mcp-evals.report"
 REPORT_SCHEMA_VERSION: Literal[1] = 1

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from ..baseline import BaselineComparison
-from ..score import FixtureScore, Scorecard, outcome_label
-from .common import arguments_text, failing_fixtures
-from .escape import xml_text
-from .verdict import verdict_text, who
+from mcp_evals.baseline.compare import BaselineComparison
+from mcp_evals.report.common import arguments_text, failing_fixtures
+from mcp_evals.report.escape import xml_text
+from mcp_evals.report.verdict import verdict_text, who
+from mcp_evals.score import FixtureScore, Scorecard, outcome_label
 
 
 def _failure_message(fixture: FixtureScore) -> str:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..baseline import BaselineComparison
-from ..score import Scorecard
-from .common import environment, failing_fixtures, take
-from .escape import mermaid_labels
-from .verdict import baseline_note, exit_code, verdict_parts
+from mcp_evals.baseline.compare import BaselineComparison
+from mcp_evals.report.common import environment, failing_fixtures, take
+from mcp_evals.report.escape import mermaid_labels
+from mcp_evals.report.verdict import baseline_note, exit_code, verdict_parts
+from mcp_evals.score import Scorecard
 
 GITHUB_COMMENT_LIMIT = 65_536
 GITHUB_SUMMARY_LIMIT = 1024 * 1024

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .escape import md_code, md_text
-from .markdown import DEFAULT_MAX_CHARS, size_in_chars
+from mcp_evals.report.escape import md_code, md_text
+from mcp_evals.report.markdown import DEFAULT_MAX_CHARS, size_in_chars
 
 OK_HEADING = "## ✅ mcp-evals validate: the fixtures match the live catalog"
 FAILED_HEADING = "## ❌ mcp-evals validate: the fixtures do not match the live catalog"

@@ -7,11 +7,11 @@ over 1, because nothing decided on an incomplete run is authoritative).
 
 from __future__ import annotations
 
-from ..baseline import BaselineComparison
-from ..errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY
-from ..gate import format_percent
-from ..score import Rate, Scorecard
-from .escape import plain
+from mcp_evals.baseline.compare import BaselineComparison
+from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY
+from mcp_evals.report.escape import plain
+from mcp_evals.score import Rate, Scorecard
+from mcp_evals.score.gate import format_percent
 
 LEXICAL_BASELINE = "lexical baseline"
 

@@ -27,10 +27,16 @@ The package, by stage: ``outcomes`` (one answer → its outcome and weighted sco
 
 from __future__ import annotations
 
-from .abstention import classify_abstention
-from .arguments import ArgumentCheck, SchemaValidators, check_arguments, match_value, normalize_string
-from .intervals import Z_95, Rate, wilson_interval
-from .outcomes import (
+from mcp_evals.score.abstention import classify_abstention
+from mcp_evals.score.arguments import (
+    ArgumentCheck,
+    SchemaValidators,
+    check_arguments,
+    match_value,
+    normalize_string,
+)
+from mcp_evals.score.intervals import Z_95, Rate, wilson_interval
+from mcp_evals.score.outcomes import (
     CORRECT_OUTCOMES,
     NO_AREA,
     NO_CALL,
@@ -43,7 +49,7 @@ from .outcomes import (
     outcome_label,
     score_answer,
 )
-from .scorecard import (
+from mcp_evals.score.scorecard import (
     AreaScore,
     ConfusionPair,
     Coverage,

@@ -14,10 +14,10 @@ from typing import Any
 import jsonschema
 from pydantic import Field
 
-from ..catalog import Tool
-from ..fixtures import AnyValue, Contains, Fixture, OneOf, Regex, parse_expectation
-from ..record import ToolCall
-from ._model import ScoreModel
+from mcp_evals.catalog.model import Tool
+from mcp_evals.fixtures.model import AnyValue, Contains, Fixture, OneOf, Regex, parse_expectation
+from mcp_evals.record.model import ToolCall
+from mcp_evals.score._model import ScoreModel
 
 _QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "‘": "’", "«": "»"}
 _WHITESPACE = re.compile(r"\s+")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ._model import ScoreModel
+from mcp_evals.score._model import ScoreModel
 
 Z_95 = 1.959963984540054
 

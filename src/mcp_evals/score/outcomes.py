@@ -7,14 +7,14 @@ from typing import Any, Literal, get_args
 
 from pydantic import Field
 
-from ..catalog import Catalog
-from ..config import ScoringOptions
-from ..fixtures import Fixture
-from ..record import FixtureResult, ToolCall, Usage
-from ..validate import fixture_area as validated_fixture_area
-from ._model import ScoreModel
-from .abstention import classify_abstention
-from .arguments import SchemaValidators, check_arguments
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.config.model import ScoringOptions
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.fixtures.validate import fixture_area as validated_fixture_area
+from mcp_evals.record.model import FixtureResult, ToolCall, Usage
+from mcp_evals.score._model import ScoreModel
+from mcp_evals.score.abstention import classify_abstention
+from mcp_evals.score.arguments import SchemaValidators, check_arguments
 
 Outcome = Literal[
     "correct_call",

@@ -10,16 +10,16 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ..catalog import Catalog, Tool, canonical_json
-from ..config import GateOptions, ScoringOptions
-from ..fixtures import Fixture
-from ..gate import GateDecision, gate_for_run
-from ..record import FixtureResult, RunHeader, SamplingSettings, Usage
-from ..results import Results
-from ._model import ScoreModel
-from .arguments import SchemaValidators
-from .intervals import Rate
-from .outcomes import (
+from mcp_evals.catalog.model import Catalog, Tool, canonical_json
+from mcp_evals.config.model import GateOptions, ScoringOptions
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.record.model import FixtureResult, RunHeader, SamplingSettings, Usage
+from mcp_evals.record.read import Results
+from mcp_evals.score._model import ScoreModel
+from mcp_evals.score.arguments import SchemaValidators
+from mcp_evals.score.gate import GateDecision, gate_for_run
+from mcp_evals.score.intervals import Rate
+from mcp_evals.score.outcomes import (
     CORRECT_OUTCOMES,
     NO_AREA,
     NO_CALL,

@@ -20,16 +20,13 @@ from __future__ import annotations
 import json
 import math
 from math import comb
-from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from .config import BaselineOptions, ScoringOptions
-from .errors import InputFileError
-from .files import atomic_write, describe_validation_error, load_document
-from .record import SamplingSettings, now_iso
-from .score import Scorecard
+from mcp_evals.config.model import BaselineOptions, ScoringOptions
+from mcp_evals.record.model import SamplingSettings, now_iso
+from mcp_evals.score import Scorecard
 
 BASELINE_FORMAT: Literal["mcp-evals.baseline"] = "mcp-evals.baseline"
 BASELINE_SCHEMA_VERSION: Literal[1] = 1
@@ -195,37 +192,6 @@ def make_baseline(scorecard: Scorecard, *, accepted_at: str | None = None) -> Ba
             for fixture in scorecard.fixtures
         },
     )
-
-
-def write_baseline(baseline: Baseline, path: Path) -> None:
-    with atomic_write(path) as stream:
-        stream.write(baseline.model_dump_json(indent=2) + "\n")
-
-
-def load_baseline(path: str | Path) -> Baseline:
-    baseline_path = Path(path)
-    if not baseline_path.exists():
-        raise InputFileError(
-            f"{baseline_path}: baseline file not found",
-            hint=f"accept one with `mcp-evals baseline accept RESULTS --out {baseline_path}`",
-        )
-    document = load_document(baseline_path)
-    data = document.data
-    if not isinstance(data, dict) or data.get("format") != BASELINE_FORMAT:
-        raise InputFileError(
-            f'{baseline_path}: not an mcp-evals baseline (expected "format": "{BASELINE_FORMAT}")',
-            hint="write one with `mcp-evals baseline accept RESULTS --out FILE`",
-        )
-    if data.get("schema_version") != BASELINE_SCHEMA_VERSION:
-        raise InputFileError(
-            f"{baseline_path}: baseline schema version {data.get('schema_version')!r}; "
-            f"this mcp-evals reads version {BASELINE_SCHEMA_VERSION}",
-            hint="accept a new baseline with `mcp-evals baseline accept`",
-        )
-    try:
-        return Baseline.model_validate(data)
-    except ValidationError as error:
-        raise InputFileError(describe_validation_error(error, document)) from None
 
 
 def _describe(value: object) -> str:

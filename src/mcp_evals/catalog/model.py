@@ -16,14 +16,12 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from .config import Config, ServerConfig
-from .errors import ConfigError, InputFileError, where
-from .files import atomic_write, describe_validation_error, parse_json, read_text
-from .names import NameMap
+from mcp_evals.catalog.names import NameMap
+from mcp_evals.errors import ConfigError
 
 SNAPSHOT_FORMAT = "mcp-evals.catalog/1"
 PREFIX_SEPARATOR = "__"
@@ -151,17 +149,6 @@ class Catalog(BaseModel):
         }
 
 
-class Snapshot(BaseModel):
-    """A snapshot file as read (unknown keys are ignored so later versions can add some)."""
-
-    format: Literal["mcp-evals.catalog/1"]
-    hash: str | None = None
-    servers: list[ServerInfo] = Field(min_length=1)
-    areas: dict[str, list[str]] = Field(
-        default_factory=dict, description="Area → the exact tool names `areas:` placed there."
-    )
-
-
 def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -246,117 +233,4 @@ def build_catalog(
 # --------------------------------------------------------------------------- snapshots
 
 
-def write_snapshot(catalog: Catalog, path: Path) -> None:
-    """Write the catalog as a snapshot file, completely or not at all."""
-    with atomic_write(path) as stream:
-        json.dump(catalog.to_snapshot(), stream, indent=2, ensure_ascii=False)
-        stream.write("\n")
-
-
-def read_snapshot(path: str | Path) -> Snapshot:
-    """Read and check a snapshot file; problems are an InputFileError naming file, line and field."""
-    snapshot_path = Path(path)
-    text = read_text(snapshot_path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputFileError(
-            f"{where(snapshot_path, error.lineno)}: not a catalog snapshot: JSON syntax error: {error.msg}",
-            hint="write one with `mcp-evals catalog --out FILE`",
-        ) from None
-    except RecursionError:
-        raise InputFileError(f"{snapshot_path}: nested too deeply") from None
-    if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
-        found = data.get("format") if isinstance(data, dict) else None
-        detail = f' (its "format" is {found!r})' if found else ""
-        raise InputFileError(
-            f'{snapshot_path}: not a catalog snapshot: expected "format": "{SNAPSHOT_FORMAT}"{detail}',
-            hint="write one with `mcp-evals catalog --out FILE`",
-        )
-    try:
-        return Snapshot.model_validate(data)
-    except ValidationError as error:
-        # Only now pay for the line-tracking parser, to point at the broken entry.
-        document = parse_json(text, snapshot_path)
-        raise InputFileError(describe_validation_error(error, document)) from None
-
-
-def load_catalog(path: str | Path, *, areas: Mapping[str, Sequence[str]] | None = None) -> Catalog:
-    """Load a catalog snapshot file: the same tools, prefixes, areas and hash as when it was written.
-
-    ``areas`` (a config's ``areas:`` section) replaces the areas saved in the snapshot.
-    """
-    snapshot = read_snapshot(path)
-    if areas is not None:
-        return build_catalog(snapshot.servers, areas, source=path)
-    return build_catalog(snapshot.servers, snapshot.areas, exact_areas=True, source=path)
-
-
-def _snapshot_server(server: ServerConfig, config: Config) -> ServerInfo:
-    """A config server with ``snapshot:``: its listing from the file, under the config's name and prefix."""
-    path = config.resolve(server.snapshot or "")
-    index = config.servers.index(server)
-    setting = where(config.path, config.line_of(("servers", index, "snapshot")), f"servers[{index}].snapshot")
-    if not path.is_file():
-        raise ConfigError(
-            f"{setting}: {path} {'is a folder, not a file' if path.is_dir() else 'not found'}",
-            hint="write one with `mcp-evals catalog --out FILE`; the path is relative to the config's folder",
-        )
-    servers = read_snapshot(path).servers
-    match = [info for info in servers if info.name == server.name]
-    if not match and len(servers) == 1:
-        match = servers
-    if not match:
-        raise ConfigError(
-            f"{setting}: {path} has no server named {server.name!r} "
-            f"(it has: {', '.join(info.name for info in servers)})",
-            hint="name the config server like the snapshot's server",
-        )
-    return match[0].model_copy(update={"name": server.name, "prefix": server.prefix})
-
-
 # --------------------------------------------------------------------------- extraction
-
-
-async def extract_catalog_async(config: Config) -> Catalog:
-    """Read every configured server's tools (live over MCP, or from its snapshot) into one catalog.
-
-    Live servers are read at the same time; when some fail, the first failing one (in config
-    order) is raised. An unset ``${VAR}`` fails first, naming its config line, before any server
-    is contacted.
-    """
-    import anyio
-
-    config.check_variables()
-
-    from . import _mcp  # the one module that imports the MCP SDK
-    from .errors import McpEvalsError
-
-    listings: list[ServerInfo | McpEvalsError | None] = [None] * len(config.servers)
-
-    async def read(index: int, server: ServerConfig) -> None:
-        try:
-            if server.snapshot:
-                listings[index] = _snapshot_server(server, config)
-            else:
-                listings[index] = await _mcp.list_server_tools(server, config)
-        except McpEvalsError as error:
-            listings[index] = error
-
-    async with anyio.create_task_group() as group:
-        for index, server in enumerate(config.servers):
-            group.start_soon(read, index, server)
-    servers: list[ServerInfo] = []
-    for listing in listings:
-        if isinstance(listing, McpEvalsError):
-            raise listing
-        assert listing is not None
-        servers.append(listing)
-    return build_catalog(servers, config.areas, source=config.path)
-
-
-def extract_catalog(config: Config) -> Catalog:
-    """Synchronous wrapper of ``extract_catalog_async`` for the CLI and scripts."""
-    import anyio
-
-    return anyio.run(extract_catalog_async, config)

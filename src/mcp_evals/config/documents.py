@@ -11,18 +11,15 @@ import bisect
 import importlib
 import json
 import math
-import os
 import re
-import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import Any, cast
 
 import yaml
 
-from .errors import InputFileError, McpEvalsError, where
+from mcp_evals.errors import InputFileError, where
 
 Location = tuple[str | int, ...]
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -294,38 +291,6 @@ def load_document(path: Path) -> Document:
     if path.suffix.lower() == ".json":
         return parse_json(text, path)
     return parse_yaml(text, path)
-
-
-@contextmanager
-def atomic_write(path: Path, *, mode: str = "w") -> Iterator[IO[Any]]:
-    """Write a file completely or not at all: a failure leaves any earlier file untouched.
-
-    An output path that cannot be written (a folder in the way, no permission, a full disk) is an
-    ``McpEvalsError`` naming the path, not a traceback.
-    """
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as error:
-        raise _cannot_write(path, error) from None
-    try:
-        encoding = None if "b" in mode else "utf-8"
-        with os.fdopen(handle, mode, encoding=encoding) as stream:
-            yield stream
-        os.replace(temporary, path)
-    except OSError as error:
-        Path(temporary).unlink(missing_ok=True)
-        raise _cannot_write(path, error) from None
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _cannot_write(path: Path, error: OSError) -> McpEvalsError:
-    return McpEvalsError(
-        f"{path}: cannot write the file ({error.strerror or error})",
-        hint="choose another path, or check that its folder is writable",
-    )
 
 
 def dotted(location: Location) -> str:

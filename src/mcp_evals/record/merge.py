@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import InputFileError
-from ..fixtures import Fixture
-from ..record import RunHeader
-from ..results import Results, latest, read_results
-from ..score import parse_shard
+from mcp_evals.errors import InputFileError
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.record.model import RunHeader
+from mcp_evals.record.read import Results, latest, read_results
+from mcp_evals.score import parse_shard
 
 # Fields that must agree for shards to be one run; the message names what differs.
 _MUST_MATCH = (

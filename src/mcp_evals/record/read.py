@@ -10,9 +10,9 @@ from typing import IO
 
 from pydantic import ValidationError
 
-from .errors import InputFileError, where
-from .files import read_text
-from .record import SCHEMA_VERSION, FixtureResult, RunHeader
+from mcp_evals.config.documents import read_text
+from mcp_evals.errors import InputFileError, where
+from mcp_evals.record.model import SCHEMA_VERSION, FixtureResult, RunHeader
 
 
 @dataclass

@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .catalog import Catalog
-from .config import GateOptions, ScoringOptions
-from .fixtures import Fixture
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.config.model import GateOptions, ScoringOptions
+from mcp_evals.fixtures.model import Fixture
 
 SCHEMA_VERSION = 1
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from .catalog import Catalog, Tool, canonical_json
+from mcp_evals.catalog.model import Catalog, Tool, canonical_json
 
 # A tool without parameters shares its (empty) schema with every other one; only a description
 # this similar makes such a pair a rename rather than a coincidence.

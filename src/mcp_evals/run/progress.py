@@ -10,7 +10,7 @@ import sys
 import time
 from typing import TextIO
 
-from .record import FixtureResult
+from mcp_evals.record.model import FixtureResult
 
 DEFAULT_LOG_INTERVAL = 10.0  # seconds between plain lines when stderr is not a terminal
 BAR_WIDTH = 24

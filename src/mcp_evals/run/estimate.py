@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from .catalog import Catalog
-from .fixtures import Fixture
-from .pricing import Price, estimate_cost, prices_as_of
-from .providers.anthropic import AnthropicProvider
-from .providers.base import Provider, ProviderFailure
-from .runner import RetryPolicy, with_retries
-from .tokens import estimate_request_tokens
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.providers.anthropic import AnthropicProvider
+from mcp_evals.providers.base import Provider, ProviderFailure
+from mcp_evals.providers.pricing import Price, estimate_cost, prices_as_of
+from mcp_evals.providers.tokens import estimate_request_tokens
+from mcp_evals.run.runner import RetryPolicy, with_retries
 
 COUNT_RETRY = RetryPolicy(max_attempts=4, max_wait=10)
 

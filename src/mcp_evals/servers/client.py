@@ -28,9 +28,10 @@ from urllib.parse import urlsplit, urlunsplit
 import anyio
 import anyio.abc
 
-from .catalog import ServerInfo
-from .config import Config, ServerConfig, expand_variables
-from .errors import McpEvalsError, ServerError
+from mcp_evals.catalog.model import ServerInfo
+from mcp_evals.config.model import Config, ServerConfig
+from mcp_evals.config.variables import expand_variables
+from mcp_evals.errors import McpEvalsError, ServerError
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream

@@ -26,7 +26,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .config import GateOptions
+from mcp_evals.config.model import GateOptions
 
 Decision = Literal["remediate", "gray_zone", "deprioritize_refactor"]
 DECISION_LABELS: dict[str, str] = {

@@ -6,9 +6,6 @@ default. Sections for later layers (lint, contract, sessions) are added by their
 
 from __future__ import annotations
 
-import os
-import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -17,13 +14,12 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
-from .errors import ConfigError, InputFileError, where
-from .files import describe_validation_error, load_document
+from mcp_evals.config.variables import unset_variables
+from mcp_evals.errors import ConfigError, where
 
 DEFAULT_CONFIG_NAME = "mcp-evals.yaml"
 DEFAULT_SYSTEM_PROMPT = (
@@ -31,7 +27,6 @@ DEFAULT_SYSTEM_PROMPT = (
     "fulfils it, with the arguments the request gives. If no tool fits, say so without calling one. "
     "If required information is missing, ask for it without calling a tool."
 )
-_VARIABLE = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 class StrictModel(BaseModel):
@@ -316,51 +311,3 @@ class Config(StrictModel):
         """A path from the config file, relative to the config file's folder."""
         path = Path(relative).expanduser()
         return path if path.is_absolute() else self.base_dir / path
-
-
-def unset_variables(text: str, environ: Mapping[str, str] | None = None) -> list[str]:
-    """The ``${VAR}`` names in ``text`` that the environment does not set."""
-    source = os.environ if environ is None else environ
-    return [name for name in _VARIABLE.findall(text) if name and name not in source]
-
-
-def expand_variables(text: str, *, what: str, environ: dict[str, str] | None = None) -> str:
-    """Expand ``${VAR}`` from the environment (``$$`` is a literal ``$``); an unset variable is an error."""
-    source = os.environ if environ is None else environ
-
-    def substitute(match: re.Match[str]) -> str:
-        if match.group(0) == "$$":
-            return "$"
-        name = match.group(1)
-        if name not in source:
-            raise ConfigError(
-                f"{what}: environment variable {name} is not set",
-                hint=f"export {name}=… before running, or remove ${{{name}}} from the config",
-            )
-        return source[name]
-
-    return _VARIABLE.sub(substitute, text)
-
-
-def load_config(path: str | Path | None = None) -> Config:
-    """Read and check a config file (default ``./mcp-evals.yaml``)."""
-    config_path = Path(path) if path is not None else Path(DEFAULT_CONFIG_NAME)
-    if not config_path.exists():
-        raise ConfigError(
-            f"{config_path}: config file not found",
-            hint="pass --config PATH, or create mcp-evals.yaml (see examples/helpdesk/mcp-evals.yaml)",
-        )
-    try:
-        document = load_document(config_path)
-    except InputFileError as error:
-        raise ConfigError(error.message, hint=error.hint) from None
-    if not isinstance(document.data, dict):
-        raise ConfigError(f"{config_path}: the config must be a mapping with at least a `servers:` list")
-    try:
-        config = Config.model_validate(document.data)
-    except ValidationError as error:
-        raise ConfigError(describe_validation_error(error, document, schema="config")) from None
-    config._path = config_path.resolve()
-    config._shown = str(config_path)
-    config._lines = document.lines
-    return config

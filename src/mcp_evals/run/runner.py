@@ -34,18 +34,25 @@ import anyio
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_any
 from tenacity.stop import stop_base
 
-from . import __version__
-from .catalog import Catalog
-from .config import GateOptions, ScoringOptions
-from .errors import ConfigError, InputFileError
-from .files import atomic_write
-from .fixtures import Fixture, fixture_set_hash
-from .pricing import Price
-from .progress import Progress
-from .providers.base import Answer, Job, Provider, ProviderFailure
-from .record import ErrorKind, FixtureResult, RunHeader, SamplingSettings, ToolChoiceMode, Usage
-from .results import read_results, write_line
-from .tokens import estimate_request_tokens, estimate_tokens
+from mcp_evals._version import __version__
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.config.model import GateOptions, ScoringOptions
+from mcp_evals.errors import ConfigError, InputFileError
+from mcp_evals.fixtures.model import Fixture, fixture_set_hash
+from mcp_evals.output.files import atomic_write
+from mcp_evals.providers.base import Answer, Job, Provider, ProviderFailure
+from mcp_evals.providers.pricing import Price
+from mcp_evals.providers.tokens import estimate_request_tokens, estimate_tokens
+from mcp_evals.record.model import (
+    ErrorKind,
+    FixtureResult,
+    RunHeader,
+    SamplingSettings,
+    ToolChoiceMode,
+    Usage,
+)
+from mcp_evals.record.read import read_results, write_line
+from mcp_evals.run.progress import Progress
 
 DEFAULT_RESULTS = "mcp-evals-results.ndjson"
 T = TypeVar("T")
@@ -640,7 +647,7 @@ class Runner:
         self.outcome.planned = self.outcome.planned or len(jobs)
         try:
             if self.settings.batch:
-                from .batch import run_batches
+                from mcp_evals.providers.anthropic_batch import run_batches
 
                 self.writer.start(notes)
                 await run_batches(self, list(jobs))

@@ -25,11 +25,11 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from .files import atomic_write
-from .providers.anthropic import AnthropicProvider, classify
-from .providers.base import HttpRequest, Job, ProviderFailure, as_dict, compact_json, json_body
-from .record import ErrorKind, FixtureResult, ToolChoiceMode
-from .runner import Runner, with_retries
+from mcp_evals.output.files import atomic_write
+from mcp_evals.providers.anthropic import AnthropicProvider, classify
+from mcp_evals.providers.base import HttpRequest, Job, ProviderFailure, as_dict, compact_json, json_body
+from mcp_evals.record.model import ErrorKind, FixtureResult, ToolChoiceMode
+from mcp_evals.run.runner import Runner, with_retries
 
 MAX_REQUESTS = 100_000
 MAX_BYTES = 200 * 1024 * 1024  # the API's limit is 256 MB; leave room for the envelope

@@ -1,0 +1,37 @@
+"""Reading `mcp-evals.yaml` into a checked ``Config``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import (
+    ValidationError,
+)
+
+from mcp_evals.config.documents import describe_validation_error, load_document
+from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
+from mcp_evals.errors import ConfigError, InputFileError
+
+
+def load_config(path: str | Path | None = None) -> Config:
+    """Read and check a config file (default ``./mcp-evals.yaml``)."""
+    config_path = Path(path) if path is not None else Path(DEFAULT_CONFIG_NAME)
+    if not config_path.exists():
+        raise ConfigError(
+            f"{config_path}: config file not found",
+            hint="pass --config PATH, or create mcp-evals.yaml (see examples/helpdesk/mcp-evals.yaml)",
+        )
+    try:
+        document = load_document(config_path)
+    except InputFileError as error:
+        raise ConfigError(error.message, hint=error.hint) from None
+    if not isinstance(document.data, dict):
+        raise ConfigError(f"{config_path}: the config must be a mapping with at least a `servers:` list")
+    try:
+        config = Config.model_validate(document.data)
+    except ValidationError as error:
+        raise ConfigError(describe_validation_error(error, document, schema="config")) from None
+    config._path = config_path.resolve()
+    config._shown = str(config_path)
+    config._lines = document.lines
+    return config

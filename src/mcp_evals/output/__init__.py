@@ -1,0 +1,1 @@
+"""Everything that writes files: atomically, with the umask's permissions, never over an input."""

@@ -1,0 +1,1 @@
+"""The results record: what a run produced (``model``), read back (``read``) and merged from shards."""

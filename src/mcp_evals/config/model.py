@@ -209,6 +209,31 @@ class BaselineOptions(StrictModel):
     )
 
 
+ClientCapability = Literal["roots", "sampling", "elicitation"]
+ALL_CLIENT_CAPABILITIES: tuple[ClientCapability, ...] = ("roots", "sampling", "elicitation")
+
+
+class ClientOptions(StrictModel):
+    """What mcp-evals declares as an MCP client: servers may offer different tools to different clients."""
+
+    capabilities: list[ClientCapability] = Field(
+        default_factory=lambda: list(ALL_CLIENT_CAPABILITIES),
+        description="Client capabilities declared in the handshake, as your agent declares them; "
+        "[] declares none (see docs/catalog.md).",
+    )
+    roots: list[str] = Field(
+        default_factory=list,
+        description="Folders answered to `roots/list`, relative to the config file.",
+    )
+
+    @field_validator("capabilities")
+    @classmethod
+    def _unique(cls, capabilities: list[ClientCapability]) -> list[ClientCapability]:
+        if len(set(capabilities)) != len(capabilities):
+            raise ValueError("each capability may be named once")
+        return capabilities
+
+
 class ReportPaths(StrictModel):
     markdown: str | None = None
     json_path: str | None = Field(None, alias="json")
@@ -242,6 +267,7 @@ class Config(StrictModel):
     gate: GateOptions = Field(default_factory=GateOptions)
     baseline: BaselineOptions = Field(default_factory=BaselineOptions)
     reports: ReportPaths = Field(default_factory=ReportPaths)
+    client: ClientOptions = Field(default_factory=ClientOptions)
 
     _path: Path = PrivateAttr(default=Path(DEFAULT_CONFIG_NAME))
     _shown: str = PrivateAttr(default=DEFAULT_CONFIG_NAME)

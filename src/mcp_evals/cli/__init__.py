@@ -27,6 +27,8 @@ COMMANDS: dict[str, str] = {
     "action": "action_cmd:action",
     "report": "report_cmd:report",
     "baseline": "baseline_cmd:baseline",
+    "contract": "contract_cmd:contract",
+    "serve": "serve_cmd:serve",
 }
 
 

@@ -17,16 +17,10 @@ from mcp_evals.providers import AnthropicProvider, OpenAIProvider, Provider, Pro
 from mcp_evals.providers.pricing import find_price
 from mcp_evals.record.model import FixtureResult
 from mcp_evals.record.read import read_results
+from mcp_evals.run.plan import plan_fixtures, shard_fixtures
 from mcp_evals.run.progress import Progress
-from mcp_evals.run.runner import (
-    AdaptiveLimiter,
-    RetryPolicy,
-    RunOutcome,
-    RunSettings,
-    plan_fixtures,
-    run_eval,
-    shard_fixtures,
-)
+from mcp_evals.run.retry import AdaptiveLimiter, RetryPolicy
+from mcp_evals.run.runner import RunOutcome, RunSettings, run_eval
 from mcp_evals.score import score_results
 
 from .fake_anthropic import FakeAnthropic

@@ -33,21 +33,11 @@ from mcp_evals.providers.pricing import Price, find_price, provider_of, require_
 from mcp_evals.providers.replay import ReplayProvider
 from mcp_evals.record.read import Results, read_results
 from mcp_evals.run.estimate import count_tokens, describe
+from mcp_evals.run.plan import make_header, plan_fixtures, plan_jobs, run_notes
 from mcp_evals.run.progress import Progress
-from mcp_evals.run.runner import (
-    DEFAULT_RESULTS,
-    ResultsWriter,
-    RetryPolicy,
-    Runner,
-    RunOutcome,
-    RunSettings,
-    make_header,
-    plan_fixtures,
-    plan_jobs,
-    resume_from,
-    run_notes,
-    summarize_dropouts,
-)
+from mcp_evals.run.results_file import DEFAULT_RESULTS, ResultsWriter, resume_from
+from mcp_evals.run.retry import RetryPolicy
+from mcp_evals.run.runner import Runner, RunOutcome, RunSettings, summarize_dropouts
 
 PROVIDER_NAMES = ("anthropic", "openai", "lexical", "replay")
 
@@ -336,7 +326,7 @@ def run(
             batch=batch,
             resume=resume,
             request_deadline=options.timeout * 3,
-            batch_poll_initial=float(environ.get("MCP_EVALS_BATCH_POLL_SECONDS") or 5.0),
+            batch_poll_initial=float(environ.get("MCP_EVALS_BATCH_POLL_SECONDS") or 5.0),  # docs/running.md
         ),
         writer,
         progress=Progress(len(jobs), label="mcp-evals"),

@@ -111,7 +111,12 @@ class OpenAIProvider(Provider):
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise self.invalid_response("the response has no `choices`", request_id)
         message = as_dict(choices[0].get("message"))
-        answer = Answer(request_id=request_id or data.get("id"), stop_reason=choices[0].get("finish_reason"))
+        finish_reason = choices[0].get("finish_reason")
+        answer = Answer(
+            request_id=request_id or data.get("id"),
+            stop_reason=finish_reason,
+            truncated=finish_reason == "length",  # cut off at max_tokens before the model finished
+        )
         for call in message.get("tool_calls") or []:
             function = call.get("function") if isinstance(call, dict) else None
             if not isinstance(function, dict):

@@ -43,11 +43,9 @@ class ReplayProvider(OfflineProvider):
         earlier = self.answers.get((fixture.id, job.sample))
         if earlier is None or self.queries.get(fixture.id) != fixture.query:
             why = "its query changed" if earlier is not None else "it has no reached answer there"
-            raise ProviderFailure(
+            raise ProviderFailure.final_for_fixture(
                 "not_dispatched",
                 f"nothing to replay for {fixture.id!r} (sample {job.sample}) from {self.source_path}: {why}",
-                transient=False,
-                stops_run=False,
             )
         return Answer(
             calls=list(earlier.calls),

@@ -12,17 +12,17 @@ import pytest
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers import (
-    AnthropicProvider,
+from mcp_evals.providers.anthropic import AnthropicProvider
+from mcp_evals.providers.base import (
+    ONE_TOOL_INSTRUCTION,
     Job,
-    LexicalProvider,
-    OpenAIProvider,
     ProviderFailure,
     ProviderSettings,
     Secret,
     parse_retry_after,
 )
-from mcp_evals.providers.base import ONE_TOOL_INSTRUCTION
+from mcp_evals.providers.lexical import LexicalProvider
+from mcp_evals.providers.openai import OpenAIProvider
 
 from .fake_anthropic import API_KEY, Call, FakeAnthropic, Text
 from .fake_openai import FakeOpenAI, RawArguments

@@ -13,7 +13,9 @@ import pytest
 
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers import AnthropicProvider, OpenAIProvider, Provider, ProviderSettings, Secret
+from mcp_evals.providers.anthropic import AnthropicProvider
+from mcp_evals.providers.base import Provider, ProviderSettings, Secret
+from mcp_evals.providers.openai import OpenAIProvider
 from mcp_evals.providers.pricing import find_price
 from mcp_evals.record.model import FixtureResult
 from mcp_evals.record.read import read_results

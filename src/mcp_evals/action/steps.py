@@ -32,9 +32,9 @@ import click
 
 from mcp_evals._version import __version__
 from mcp_evals.config.load import load_config
+from mcp_evals.config.model import RunOptions
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, McpEvalsError
 from mcp_evals.github import (
-    PAID_PROVIDERS,
     ActionInputs,
     Event,
     GitHubApi,
@@ -51,6 +51,7 @@ from mcp_evals.github import (
     write_outputs,
 )
 from mcp_evals.github.workflow_commands import workflow_command
+from mcp_evals.providers.registry import PROVIDERS, choose_provider
 from mcp_evals.report.escape import md_block, md_code
 from mcp_evals.report.validation import render_validation_markdown
 
@@ -61,7 +62,6 @@ _TAIL_LINES = 40
 _SECTION_MAX_CHARS = 60_000
 # modes whose commands exist in this version, in the order `all` runs them
 _AVAILABLE_MODES = ("validate", "eval")
-_KEY_VARIABLE = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 EXIT_CRASH = 70
 """`action run` crashed: a bug in mcp-evals. EX_SOFTWARE from sysexits.h, so a crash never reads as a
 failed check (1), PRELIMINARY (2) or bad input (3); the `decision` output is `crash`."""
@@ -190,11 +190,11 @@ def _combine(codes: Sequence[int]) -> int:
     return max(codes, default=EXIT_OK) if any(codes) else EXIT_OK
 
 
-def _read_config_provider(step: Step) -> str | None:
+def _read_run_options(step: Step) -> RunOptions:
     try:
-        return load_config(step.workspace / step.config).run.provider
+        return load_config(step.workspace / step.config).run
     except McpEvalsError:
-        return None  # the command that needs the config says what is wrong with it
+        return RunOptions()  # the command that needs the config says what is wrong with it
 
 
 # --------------------------------------------------------------------------------------------- modes
@@ -210,18 +210,20 @@ def eval_provider(step: Step) -> tuple[str | None, str | None]:
     inputs = step.inputs
     if inputs.results:
         return "replay", None
-    provider = inputs.provider or _read_config_provider(step)
-    if provider is None:
-        provider = "anthropic" if inputs.anthropic_api_key else "openai" if inputs.openai_api_key else None
-    if provider is None:
+    options = _read_run_options(step)
+    # The CLI's own decision (flag → config → keys present → lexical) on the keys the inputs give.
+    choice = choose_provider(
+        inputs.provider, options.provider, inputs.api_keys(), inputs.model or options.model
+    )
+    provider = choice.name
+    if not choice.explicit and provider == "lexical":  # no key at all: skip, never a silent downgrade
         return None, (
             "no API key was given, so the paid model eval was skipped. Pass "
             "`anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}` (or `openai-api-key`), or "
             "`provider: lexical` for the free lexical baseline. Pull requests from forks get no secrets."
         )
-    key = {"anthropic": inputs.anthropic_api_key, "openai": inputs.openai_api_key}.get(provider, "x")
     keyless_endpoint = provider == "openai" and inputs.openai_base_url  # a local vLLM / Ollama needs none
-    if provider in PAID_PROVIDERS and not key and not keyless_endpoint:
+    if choice.entry.paid and choice.key is None and not keyless_endpoint:
         return provider, (
             f"the `{provider}-api-key` input is empty, so the paid model eval was skipped "
             "(pull requests from forks get no secrets; a missing repository secret looks the same)."
@@ -353,10 +355,9 @@ def run_eval(step: Step) -> Outcome:
             if value is not None:
                 args += [flag, str(value)]
         env = dict(base_env)
-        if provider in _KEY_VARIABLE:  # the one process that gets a key
-            env[_KEY_VARIABLE[provider]] = (
-                inputs.anthropic_api_key if provider == "anthropic" else inputs.openai_api_key
-            )
+        variable = PROVIDERS[provider].key_env_var
+        if variable and variable in inputs.api_keys():  # the one process that gets a key
+            env[variable] = inputs.api_keys()[variable]
         ran = run_cli(args, env=env, cwd=step.workspace, group=f"mcp-evals run ({provider})")
     if ran.exit_code == EXIT_BAD_INPUT or not results.exists():
         return _eval_failed(ran.exit_code, ran.tail, "the eval could not run")

@@ -30,8 +30,6 @@ from mcp_evals.github.event import Event, load_event
 from mcp_evals.github.inputs import (
     GATE_DECISIONS,
     MODES,
-    PAID_PROVIDERS,
-    PROVIDERS,
     ActionInputs,
     Mode,
     default_mode,
@@ -55,8 +53,6 @@ __all__ = [
     "COMMENT_LIMIT",
     "GATE_DECISIONS",
     "MODES",
-    "PAID_PROVIDERS",
-    "PROVIDERS",
     "SUMMARY_LIMIT",
     "ActionInputs",
     "CommentOutcome",

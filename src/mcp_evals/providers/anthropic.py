@@ -32,7 +32,6 @@ from mcp_evals.providers.base import (
 from mcp_evals.providers.pricing import find_price, rejects_forced_tool_choice
 from mcp_evals.record.model import ErrorKind, ToolChoiceMode, Usage
 
-DEFAULT_MODEL = "claude-opus-4-8"
 # From this version on the API rejects sampling parameters (temperature, top_p, top_k) with a 400.
 NO_SAMPLING_PARAMETERS_FROM = "2026-10-21"
 _BILLING = re.compile(r"credit balance|billing|spend limit|usage limit|insufficient", re.IGNORECASE)
@@ -55,8 +54,6 @@ _ERROR_TYPES: dict[str, tuple[ErrorKind, bool]] = {
 
 class AnthropicProvider(Provider):
     name: ClassVar = "anthropic"
-    key_env_var: ClassVar = "ANTHROPIC_API_KEY"
-    base_url_env_var: ClassVar = "ANTHROPIC_BASE_URL"
     default_base_url: ClassVar = "https://api.anthropic.com"
     label: ClassVar = "Anthropic Messages API"
 

@@ -318,8 +318,6 @@ class Provider(ABC):
     """One model API. Subclasses implement the three pure methods; ``answer`` does the HTTP."""
 
     name: ClassVar[ProviderName]
-    key_env_var: ClassVar[str | None] = None
-    base_url_env_var: ClassVar[str | None] = None
     default_base_url: ClassVar[str] = ""
     uses_network: ClassVar[bool] = True
     baseline_only: bool = False  # the lexical baseline (and a replay of one): advisory, never gates

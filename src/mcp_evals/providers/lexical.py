@@ -21,7 +21,6 @@ from mcp_evals.catalog.model import Tool
 from mcp_evals.providers.base import Answer, Job, OfflineProvider
 from mcp_evals.record.model import ToolChoiceMode
 
-MODEL_NAME = "bm25"
 K1 = 1.2
 B = 0.75
 NAME_WEIGHT = 3  # a word in the tool name counts as much as three in the description

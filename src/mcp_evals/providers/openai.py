@@ -30,7 +30,6 @@ from mcp_evals.providers.base import (
 )
 from mcp_evals.record.model import ToolChoiceMode, Usage
 
-DEFAULT_MODEL = "gpt-5.4"
 # Reasoning models take `max_completion_tokens` and refuse `temperature`.
 _REASONING = re.compile(r"^(?:gpt-5|o\d)")
 _BILLING_CODES = {"insufficient_quota", "billing_hard_limit_reached", "billing_not_active"}
@@ -38,8 +37,6 @@ _BILLING_CODES = {"insufficient_quota", "billing_hard_limit_reached", "billing_n
 
 class OpenAIProvider(Provider):
     name: ClassVar = "openai"
-    key_env_var: ClassVar = "OPENAI_API_KEY"
-    base_url_env_var: ClassVar = "OPENAI_BASE_URL"
     default_base_url: ClassVar = "https://api.openai.com/v1"
     label: ClassVar = "OpenAI-compatible Chat Completions"
 

@@ -9,24 +9,12 @@ from collections.abc import Sequence
 from mcp_evals._version import __version__
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import GateOptions, ScoringOptions
-from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture, fixture_set_hash
 from mcp_evals.providers.base import Job, Provider
 from mcp_evals.providers.pricing import Price
 from mcp_evals.providers.tokens import estimate_request_tokens
 from mcp_evals.record.model import RunHeader, SamplingSettings
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"2/4"`` → ``(2, 4)``: the second of four shards (1-based)."""
-    try:
-        index_text, count_text = text.split("/")
-        index, count = int(index_text), int(count_text)
-    except ValueError:
-        raise ConfigError(f"--shard {text!r}: expected I/N, e.g. 1/4") from None
-    if count < 1 or not 1 <= index <= count:
-        raise ConfigError(f"--shard {text!r}: I must be between 1 and N (N ≥ 1)")
-    return index, count
+from mcp_evals.record.shards import parse_shard
 
 
 def shard_fixtures(fixtures: Sequence[Fixture], index: int, count: int) -> list[Fixture]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
@@ -15,6 +14,7 @@ from mcp_evals.config.model import GateOptions, ScoringOptions
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.record.model import FixtureResult, RunHeader, SamplingSettings, Usage
 from mcp_evals.record.read import Results
+from mcp_evals.record.shards import missing_shards
 from mcp_evals.score._model import ScoreModel
 from mcp_evals.score.arguments import SchemaValidators
 from mcp_evals.score.gate import GateDecision, gate_for_run
@@ -181,29 +181,6 @@ class Scorecard(ScoreModel):
     @property
     def failing(self) -> list[FixtureScore]:
         return [fixture for fixture in self.fixtures if fixture.passed is False]
-
-
-_SHARD = re.compile(r"^(\d+)/(\d+)$")
-
-
-def parse_shard(label: str) -> tuple[int, int] | None:
-    """``"2/3"`` → ``(2, 3)``: the shard's index and the number of shards; None if not a shard label."""
-    match = _SHARD.match(label)
-    return (int(match.group(1)), int(match.group(2))) if match else None
-
-
-def missing_shards(shards: Sequence[str]) -> list[str]:
-    """Shards ``i/N`` of the same N that were not given (``["1/3", "3/3"]`` → ``["2/3"]``)."""
-    totals: dict[int, set[int]] = {}
-    for label in shards:
-        parsed = parse_shard(label)
-        if parsed:
-            totals.setdefault(parsed[1], set()).add(parsed[0])
-    missing = []
-    for total, seen in sorted(totals.items()):
-        base = 0 if 0 in seen else 1
-        missing += [f"{index}/{total}" for index in range(base, total + base) if index not in seen]
-    return missing
 
 
 def tool_hash(tool: Tool) -> str:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from mcp_evals.catalog.snapshot import load_catalog
     from mcp_evals.config.load import load_config
     from mcp_evals.config.model import Config, ServerConfig, ValidationOptions
-    from mcp_evals.errors import ConfigError, InputFileError, McpEvalsError, ProviderError, ServerError
+    from mcp_evals.errors import ConfigError, InputFileError, McpEvalsError, ServerError
     from mcp_evals.fixtures.load import load_fixtures
     from mcp_evals.fixtures.model import Fixture
     from mcp_evals.fixtures.validate import Problem, validate_fixtures
@@ -54,7 +54,6 @@ _LAZY = {
     "ConfigError": "errors",
     "InputFileError": "errors",
     "McpEvalsError": "errors",
-    "ProviderError": "errors",
     "ServerError": "errors",
     "load_fixtures": "fixtures.load",
     "Fixture": "fixtures.model",
@@ -100,7 +99,6 @@ __all__ = [
     "InputFileError",
     "McpEvalsError",
     "Problem",
-    "ProviderError",
     "ReportOutcome",
     "Results",
     "RunHeader",

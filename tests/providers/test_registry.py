@@ -87,7 +87,7 @@ def action_choice(config: Path, keys: dict[str, str]) -> str | None:
     return None if skipped else provider
 
 
-@pytest.mark.parametrize(("keys", "model", "configured"), itertools.product(KEYS, MODELS, CONFIGURED))
+@pytest.mark.parametrize(("keys", "model", "configured"), list(itertools.product(KEYS, MODELS, CONFIGURED)))
 def test_cli_and_action_choose_the_same_provider(
     workspace: Path, keys: str, model: str | None, configured: str | None
 ) -> None:

@@ -12,15 +12,9 @@ import pytest
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
+from mcp_evals.http_headers import parse_retry_after
 from mcp_evals.providers.anthropic import AnthropicProvider
-from mcp_evals.providers.base import (
-    ONE_TOOL_INSTRUCTION,
-    Job,
-    ProviderFailure,
-    ProviderSettings,
-    Secret,
-    parse_retry_after,
-)
+from mcp_evals.providers.base import ONE_TOOL_INSTRUCTION, Job, ProviderFailure, ProviderSettings, Secret
 from mcp_evals.providers.lexical import LexicalProvider
 from mcp_evals.providers.openai import OpenAIProvider
 

@@ -34,6 +34,7 @@ from mcp_evals._version import __version__
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import RunOptions
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, McpEvalsError
+from mcp_evals.fixtures.validate import Problem
 from mcp_evals.github import (
     ActionInputs,
     Event,
@@ -236,17 +237,6 @@ def skipped_for_lack_of_key(step: Step) -> bool:
     return modes == ["eval"] and eval_provider(step)[1] is not None
 
 
-def problem_line(problem: Mapping[str, Any]) -> str:
-    """One validation problem as a log line: `file:line: severity [rule] message`, on one line.
-
-    It never starts with `::` (a problem without a file), so the runner cannot take the message,
-    which may quote a server's tool names, for a workflow command."""
-    where = ":".join(str(part) for part in (problem.get("file"), problem.get("line")) if part)
-    message = " ".join(str(problem.get("message", "")).split())
-    text = f"{problem.get('severity')} [{problem.get('rule')}] {message}"
-    return f"{where}: {text}" if where else text
-
-
 def run_validate(step: Step) -> Outcome:
     """`mcp-evals catalog --out` (the live catalog, kept as a snapshot for artifacts and `catalog
     diff`), then `mcp-evals validate --catalog` against that snapshot: the server starts once."""
@@ -279,7 +269,7 @@ def run_validate(step: Step) -> Outcome:
     if result.exit_code in (EXIT_OK, EXIT_CHECK_FAILED) and isinstance(document, dict):
         (step.out_dir / "validate.json").write_text(result.stdout, "utf-8")
         for problem in document.get("problems") or []:
-            say(problem_line(problem))
+            say(Problem.model_validate(problem).log_line())
         decision = "valid" if result.exit_code == EXIT_OK else "invalid"
         markdown = render_validation_markdown(document, max_chars=_SECTION_MAX_CHARS)
         say(f"{decision}: {markdown.splitlines()[2]}")

@@ -22,11 +22,13 @@ import math
 from math import comb
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from mcp_evals.config.model import BaselineOptions, ScoringOptions
 from mcp_evals.record.model import SamplingSettings, now_iso
 from mcp_evals.score import Scorecard
+from mcp_evals.strict import StrictModel
+from mcp_evals.wording import plural
 
 BASELINE_FORMAT: Literal["mcp-evals.baseline"] = "mcp-evals.baseline"
 BASELINE_SCHEMA_VERSION: Literal[1] = 1
@@ -42,11 +44,7 @@ VERDICT_LABELS: dict[str, str] = {
 }
 
 
-class BaselineModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Fingerprint(BaselineModel):
+class Fingerprint(StrictModel):
     """What must match for two runs to be compared (the catalog may differ: that is the point)."""
 
     catalog_hash: str
@@ -59,7 +57,7 @@ class Fingerprint(BaselineModel):
     scoring: ScoringOptions
 
 
-class BaselineScores(BaselineModel):
+class BaselineScores(StrictModel):
     top1: float | None = None
     top_k: float | None = None
     accuracy: float | None = None
@@ -70,13 +68,13 @@ class BaselineScores(BaselineModel):
     coverage: float | None = None
 
 
-class BaselineFixture(BaselineModel):
+class BaselineFixture(StrictModel):
     outcome: str
     passed: bool | None
     score: float | None
 
 
-class Baseline(BaselineModel):
+class Baseline(StrictModel):
     """The contents of ``evals/baseline.json``."""
 
     format: Literal["mcp-evals.baseline"] = BASELINE_FORMAT
@@ -91,13 +89,13 @@ class Baseline(BaselineModel):
     fixtures: dict[str, BaselineFixture]
 
 
-class FingerprintDifference(BaselineModel):
+class FingerprintDifference(StrictModel):
     field: str
     baseline: str
     current: str
 
 
-class FixtureChange(BaselineModel):
+class FixtureChange(StrictModel):
     id: str
     before: str
     after: str
@@ -105,7 +103,7 @@ class FixtureChange(BaselineModel):
     after_score: float | None = None
 
 
-class CatalogChanges(BaselineModel):
+class CatalogChanges(StrictModel):
     added: list[str] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
     changed: list[str] = Field(default_factory=list)
@@ -115,7 +113,7 @@ class CatalogChanges(BaselineModel):
         return bool(self.added or self.removed or self.changed)
 
 
-class BaselineComparison(BaselineModel):
+class BaselineComparison(StrictModel):
     """A run compared with the accepted baseline."""
 
     verdict: Verdict
@@ -234,10 +232,6 @@ def _drop_points(drop: float, tolerance: float) -> str:
     return text
 
 
-def _plural(count: int, word: str, plural: str | None = None) -> str:
-    return f"{count} {word if count == 1 else (plural or word + 's')}"
-
-
 def compare_with_baseline(
     scorecard: Scorecard,
     baseline: Baseline,
@@ -292,7 +286,7 @@ def compare_with_baseline(
         elif fixture.passed and not before.passed:
             fixes.append(change)
     paired = len(before_scores)
-    counts = f"{_plural(len(regressions), 'regression')}, {_plural(len(fixes), 'fix', 'fixes')}"
+    counts = f"{plural(len(regressions), 'regression')}, {plural(len(fixes), 'fix', 'fixes')}"
     if paired == 0:
         return base.model_copy(
             update={
@@ -308,7 +302,7 @@ def compare_with_baseline(
     dropped = _drop_points(drop, options.max_drop_pp)
     digits = len(dropped.partition(".")[2])  # the scores as precise as the drop they explain
     movement = f"{baseline_score:.{digits}f} → {current_score:.{digits}f}"
-    movement += f" on {_plural(paired, 'fixture')} in both runs"
+    movement += f" on {plural(paired, 'fixture')} in both runs"
     if drop > options.max_drop_pp + _EPSILON:
         if p_value < options.alpha:
             verdict: Verdict = "regression"

@@ -277,7 +277,7 @@ def run(
         f"{len(catalog.tools)} tools · concurrency {workers}" + (" · Message Batches" if batch else ""),
         err=True,
     )
-    writer = ResultsWriter(results_path, header, kept=kept, resume=resume)
+    writer = ResultsWriter(results_path, header, kept=kept)
     runner = Runner(
         instance,
         RunSettings(

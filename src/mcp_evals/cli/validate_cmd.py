@@ -21,10 +21,10 @@ from mcp_evals.fixtures.validate import (
     coverage,
     has_errors,
     locate_in_config,
-    plural,
     validate_fixtures,
 )
 from mcp_evals.github.workflow_commands import annotation, in_github_actions
+from mcp_evals.wording import plural
 
 
 def _shown(path: Path) -> str:
@@ -34,20 +34,12 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def _one_line(text: str) -> str:
-    # Untrusted text (ids, queries, server tool names) must not start a line of its own: in a CI log
-    # a line beginning with "::" is a workflow command.
-    return text.replace("\r", "\\r").replace("\n", "\\n")
-
-
 _SEVERITY_COLOURS = {"error": "red", "warning": "yellow"}
 
 
 def _problem_line(problem: Problem) -> str:
     # The severity is coloured; click.echo drops the colour when the output is no terminal (CI logs).
-    place = f"{problem.location}: " if problem.location else ""
-    severity = click.style(problem.severity, fg=_SEVERITY_COLOURS[problem.severity], bold=True)
-    return _one_line(f"{place}{severity} [{problem.rule}] {problem.message}")
+    return problem.log_line(lambda severity: click.style(severity, fg=_SEVERITY_COLOURS[severity], bold=True))
 
 
 def summary_line(cover: Coverage, problems: list[Problem]) -> str:

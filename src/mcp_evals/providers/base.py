@@ -22,13 +22,11 @@ to the headers at send time, so nothing that is logged, recorded or raised carri
 
 from __future__ import annotations
 
-import email.utils
 import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -37,6 +35,7 @@ import httpx
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
+from mcp_evals.http_headers import header, parse_retry_after
 from mcp_evals.record.model import ErrorKind, ProviderName, ToolCall, ToolChoiceMode, Usage
 
 CONNECTIONS_PER_CLIENT = 8
@@ -211,32 +210,6 @@ class ProviderFailure(Exception):
         return f"ProviderFailure({self.kind!r}, {self.message!r}, transient={self.transient})"
 
 
-def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Seconds to wait from ``retry-after-ms``, else ``retry-after`` (seconds or an HTTP date)."""
-    lowered = {key.lower(): value for key, value in headers.items()}
-    milliseconds = lowered.get("retry-after-ms")
-    if milliseconds:
-        try:
-            return max(0.0, float(milliseconds) / 1000)
-        except ValueError:
-            pass
-    value = lowered.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    reference = datetime.fromtimestamp(time.time() if now is None else now, UTC)
-    return max(0.0, (moment - reference).total_seconds())
-
-
 def status_verdict(status: int) -> tuple[ErrorKind, bool]:
     """The default (kind, transient) of an HTTP status; providers refine it from the body."""
     if status in (401, 403):
@@ -273,14 +246,6 @@ def json_body(body: bytes) -> Any:
 def as_dict(value: Any) -> dict[str, Any]:
     """``value`` when it is a JSON object, else an empty one (bodies are untrusted)."""
     return value if isinstance(value, dict) else {}
-
-
-def header(headers: Mapping[str, str], name: str) -> str | None:
-    lowered = name.lower()
-    for key, value in headers.items():
-        if key.lower() == lowered:
-            return value
-    return None
 
 
 def http_failure(

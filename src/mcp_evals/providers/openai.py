@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from mcp_evals.fixtures.model import Fixture
+from mcp_evals.http_headers import header
 from mcp_evals.providers.base import (
     ONE_TOOL_INSTRUCTION,
     Answer,
@@ -23,7 +24,6 @@ from mcp_evals.providers.base import (
     ProviderFailure,
     as_dict,
     compact_json,
-    header,
     http_failure,
     json_body,
     status_verdict,

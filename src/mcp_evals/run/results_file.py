@@ -18,13 +18,10 @@ DEFAULT_RESULTS = "mcp-evals-results.ndjson"
 class ResultsWriter:
     """Writes the header once the run knows its notes, then one flushed line per finished request."""
 
-    def __init__(
-        self, path: Path, header: RunHeader, *, kept: Sequence[FixtureResult] = (), resume: bool = False
-    ):
+    def __init__(self, path: Path, header: RunHeader, *, kept: Sequence[FixtureResult] = ()):
         self.path = path
         self.header = header
         self.kept = list(kept)
-        self.resume = resume
         self._stream: IO[str] | None = None
 
     def start(self, notes: Iterable[str] = ()) -> None:

@@ -27,6 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_evals.config.model import GateOptions
+from mcp_evals.strict import StrictModel
 
 Decision = Literal["remediate", "gray_zone", "deprioritize_refactor"]
 DECISION_LABELS: dict[str, str] = {
@@ -43,8 +44,7 @@ RECOMMENDATIONS: dict[str, str] = {
 _EPSILON = 1e-9
 
 
-class AreaShortfall(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class AreaShortfall(StrictModel):
     area: str
     accuracy: float | None
     minimum: float

@@ -15,7 +15,6 @@ from mcp_evals.fixtures.model import Fixture
 from mcp_evals.record.model import FixtureResult, RunHeader, SamplingSettings, Usage
 from mcp_evals.record.read import Results
 from mcp_evals.record.shards import missing_shards
-from mcp_evals.score._model import ScoreModel
 from mcp_evals.score.arguments import SchemaValidators
 from mcp_evals.score.gate import GateDecision, gate_for_run
 from mcp_evals.score.intervals import Rate
@@ -30,9 +29,10 @@ from mcp_evals.score.outcomes import (
     fixture_area,
     score_answer,
 )
+from mcp_evals.strict import StrictModel
 
 
-class FixtureScore(ScoreModel):
+class FixtureScore(StrictModel):
     """A fixture over its samples."""
 
     id: str
@@ -60,7 +60,7 @@ class FixtureScore(ScoreModel):
         return next((s for s in self.samples if s.reached and s.outcome == self.outcome), None)
 
 
-class AreaScore(ScoreModel):
+class AreaScore(StrictModel):
     area: str
     fixtures: int
     accuracy: Rate = Field(description="Correct outcomes / reached answers in this area.")
@@ -69,7 +69,7 @@ class AreaScore(ScoreModel):
     minimum: float | None = None
 
 
-class ToolScore(ScoreModel):
+class ToolScore(StrictModel):
     tool: str
     area: str
     description: str = ""
@@ -80,14 +80,14 @@ class ToolScore(ScoreModel):
     known: bool = True
 
 
-class ConfusionPair(ScoreModel):
+class ConfusionPair(StrictModel):
     expected: str = Field(description="The expected tool(s), or `(refuse)` / `(clarify)`.")
     chosen: str = Field(description="The tool chosen first, or `(no call)`.")
     count: int
     fixtures: list[str] = Field(default_factory=list)
 
 
-class Coverage(ScoreModel):
+class Coverage(StrictModel):
     planned: int = Field(description="Planned answers: fixtures × samples.")
     reached: int
     fixtures_planned: int
@@ -107,7 +107,7 @@ class Coverage(ScoreModel):
         return self.reached < self.planned or bool(self.missing_shards)
 
 
-class Metrics(ScoreModel):
+class Metrics(StrictModel):
     top1: Rate
     top_k: Rate
     k: int
@@ -122,7 +122,7 @@ class Metrics(ScoreModel):
     outcomes: dict[str, int] = Field(default_factory=dict)
 
 
-class UsageSummary(ScoreModel):
+class UsageSummary(StrictModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cache_write_tokens: int = 0
@@ -134,7 +134,7 @@ class UsageSummary(ScoreModel):
     mean_latency_ms: float | None = None
 
 
-class RunInfo(ScoreModel):
+class RunInfo(StrictModel):
     provider: str
     model: str
     baseline_only: bool = False
@@ -156,7 +156,7 @@ class RunInfo(ScoreModel):
     )
 
 
-class Scorecard(ScoreModel):
+class Scorecard(StrictModel):
     """Everything the reports show, computed from a results record."""
 
     run: RunInfo

@@ -34,6 +34,7 @@ PUBLIC = {
     "CatalogDiff",
     "FixtureResult",
     "GateDecision",
+    "ReportFiles",
     "ReportOutcome",
     "Results",
     "RunHeader",

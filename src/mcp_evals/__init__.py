@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from mcp_evals.fixtures.load import load_fixtures
     from mcp_evals.fixtures.model import Fixture
     from mcp_evals.fixtures.validate import Problem, validate_fixtures
-    from mcp_evals.output.reports import ReportOutcome, write_reports
+    from mcp_evals.output.reports import ReportFiles, ReportOutcome, write_reports
     from mcp_evals.record.model import FixtureResult, RunHeader
     from mcp_evals.record.read import Results, read_results
     from mcp_evals.report import render_html, render_json, render_junit, render_markdown
@@ -59,6 +59,7 @@ _LAZY = {
     "Fixture": "fixtures.model",
     "Problem": "fixtures.validate",
     "validate_fixtures": "fixtures.validate",
+    "ReportFiles": "output.reports",
     "ReportOutcome": "output.reports",
     "write_reports": "output.reports",
     "FixtureResult": "record.model",
@@ -99,6 +100,7 @@ __all__ = [
     "InputFileError",
     "McpEvalsError",
     "Problem",
+    "ReportFiles",
     "ReportOutcome",
     "Results",
     "RunHeader",

@@ -420,7 +420,7 @@ def test_openai_errors_are_classified(status: int, error: dict[str, str], expect
 
 def test_the_lexical_baseline_picks_by_words_and_refuses_below_its_threshold() -> None:
     provider = LexicalProvider(ProviderSettings(model="bm25", lexical_threshold=1.0), small_catalog(), SYSTEM)
-    assert provider.baseline_only and not provider.uses_network
+    assert provider.lexical and not provider.uses_network
     found = anyio.run(provider.answer, Job(SELECT), None)
     assert [call.name for call in found.calls] == ["tickets.search"]
     assert found.text.startswith("lexical baseline:")

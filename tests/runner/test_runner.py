@@ -22,7 +22,7 @@ from mcp_evals.record.read import read_results
 from mcp_evals.run.plan import plan_fixtures, shard_fixtures
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.retry import AdaptiveLimiter, RetryPolicy
-from mcp_evals.run.runner import RunOutcome, RunSettings, run_eval
+from mcp_evals.run.runner import RunSettings, RunSummary, run_eval
 from mcp_evals.score import score_results
 
 from .fake_anthropic import FakeAnthropic
@@ -34,7 +34,7 @@ FAST = RetryPolicy(max_attempts=4, max_wait=0.05, initial_backoff=0.005, max_bac
 
 @dataclass
 class Run:
-    outcome: RunOutcome
+    outcome: RunSummary
     results: list[FixtureResult]
     path: Path
     stderr: str

@@ -69,7 +69,7 @@ failed check (1), PRELIMINARY (2) or bad input (3); the `decision` output is `cr
 
 
 @dataclass
-class Outcome:
+class ModeResult:
     """What one mode (or the build) came to: its exit code, its Markdown section and its outputs."""
 
     mode: str
@@ -237,7 +237,7 @@ def skipped_for_lack_of_key(step: Step) -> bool:
     return modes == ["eval"] and eval_provider(step)[1] is not None
 
 
-def run_validate(step: Step) -> Outcome:
+def run_validate_mode(step: Step) -> ModeResult:
     """`mcp-evals catalog --out` (the live catalog, kept as a snapshot for artifacts and `catalog
     diff`), then `mcp-evals validate --catalog` against that snapshot: the server starts once."""
     env = scrubbed_environment(step.environ)
@@ -254,7 +254,7 @@ def run_validate(step: Step) -> Outcome:
             f"## ⚠️ mcp-evals validate could not run (exit {extracted.exit_code})\n\n"
             f"{_code_block(extracted.tail)}"
         )
-        return Outcome("validate", extracted.exit_code or EXIT_BAD_INPUT, markdown, "error")
+        return ModeResult("validate", extracted.exit_code or EXIT_BAD_INPUT, markdown, "error")
     result = run_cli(
         ["validate", "--config", step.config, "--catalog", snapshot, "--format", "json"],
         env=env,
@@ -273,11 +273,11 @@ def run_validate(step: Step) -> Outcome:
         decision = "valid" if result.exit_code == EXIT_OK else "invalid"
         markdown = render_validation_markdown(document, max_chars=_SECTION_MAX_CHARS)
         say(f"{decision}: {markdown.splitlines()[2]}")
-        return Outcome("validate", result.exit_code, markdown, decision)
+        return ModeResult("validate", result.exit_code, markdown, decision)
     markdown = (
         f"## ⚠️ mcp-evals validate could not run (exit {result.exit_code})\n\n{_code_block(result.tail)}"
     )
-    return Outcome("validate", result.exit_code or EXIT_BAD_INPUT, markdown, "error")
+    return ModeResult("validate", result.exit_code or EXIT_BAD_INPUT, markdown, "error")
 
 
 def _report_document(path: Path) -> dict[str, Any]:
@@ -289,9 +289,9 @@ def _report_document(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _eval_failed(code: int, tail: str, what: str) -> Outcome:
+def _eval_failed(code: int, tail: str, what: str) -> ModeResult:
     markdown = f"## ⚠️ mcp-evals eval: {what} (exit {code})\n\n{_code_block(tail)}"
-    return Outcome(
+    return ModeResult(
         "eval", code if code not in (EXIT_OK, EXIT_PRELIMINARY) else EXIT_BAD_INPUT, markdown, "error"
     )
 
@@ -302,13 +302,13 @@ def _results_files(step: Step) -> list[str]:
     return sorted(step.in_workdir(path) for path in found)
 
 
-def run_eval(step: Step) -> Outcome:
+def run_eval_mode(step: Step) -> ModeResult:
     """`mcp-evals run` (or `merge` of earlier shards' results), then `mcp-evals report` in md and json."""
     inputs = step.inputs
     provider, skip = eval_provider(step)
     if skip is not None:
         say(workflow_command("notice", skip, title="mcp-evals eval skipped"))
-        return Outcome("eval", EXIT_OK, f"## ⏭️ mcp-evals eval: skipped\n\nSkipped: {skip}", "skipped")
+        return ModeResult("eval", EXIT_OK, f"## ⏭️ mcp-evals eval: skipped\n\nSkipped: {skip}", "skipped")
     step.out_dir.mkdir(parents=True, exist_ok=True)
     results = step.out_dir / "results.ndjson"
     base_env = scrubbed_environment(step.environ)  # no key, no token: merge and report need neither
@@ -379,7 +379,7 @@ def run_eval(step: Step) -> Outcome:
             f"\n\n❌ The gate decision `{decision}` is listed in the `fail-on` input: the step fails.\n"
         )
     top1, score = document.get("top1"), document.get("score")
-    return Outcome(
+    return ModeResult(
         "eval",
         code,
         markdown,
@@ -390,7 +390,7 @@ def run_eval(step: Step) -> Outcome:
     )
 
 
-_MODE_RUNNERS = {"validate": run_validate, "eval": run_eval}
+_MODE_RUNNERS = {"validate": run_validate_mode, "eval": run_eval_mode}
 
 
 # ------------------------------------------------------------------------------------- the whole run
@@ -405,13 +405,13 @@ def _footer(step: Step) -> str:
     return "<sub>" + " · ".join(parts) + "</sub>"
 
 
-def _sections(step: Step, outcomes: Sequence[Outcome]) -> dict[str, str]:
+def _sections(step: Step, outcomes: Sequence[ModeResult]) -> dict[str, str]:
     footer = _footer(step)
     return {outcome.mode: f"{outcome.markdown.rstrip()}\n\n{footer}" for outcome in outcomes}
 
 
 def _outputs(
-    step: Step, outcomes: Sequence[Outcome], exit_code: int, report: Path, comment_url: str
+    step: Step, outcomes: Sequence[ModeResult], exit_code: int, report: Path, comment_url: str
 ) -> dict[str, str]:
     decisive = next((o for o in outcomes if o.mode == "eval" and o.decision != "skipped"), None)
     decisive = (
@@ -479,7 +479,7 @@ def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
     step = Step(inputs, event, workspace, workspace / inputs.working_directory, environ)
     title = f"**mcp-evals** · `{step.config_label}`"
 
-    outcomes: list[Outcome] = []
+    outcomes: list[ModeResult] = []
     mode = inputs.mode or default_mode(event.name)
     if mode not in (*_AVAILABLE_MODES, "all"):
         message = (
@@ -487,17 +487,17 @@ def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
             f"Use one of: {', '.join((*_AVAILABLE_MODES, 'all'))}."
         )
         say(workflow_command("error", message, title="mcp-evals: mode not available"))
-        outcomes.append(Outcome(mode, EXIT_BAD_INPUT, f"## ⚠️ mcp-evals: bad input\n\n{message}", "error"))
+        outcomes.append(ModeResult(mode, EXIT_BAD_INPUT, f"## ⚠️ mcp-evals: bad input\n\n{message}", "error"))
     elif not step.workdir.is_dir():
         message = f"working-directory `{inputs.working_directory}` does not exist in the repository"
         say(workflow_command("error", message, title="mcp-evals: bad input"))
         outcomes.append(
-            Outcome("validate", EXIT_BAD_INPUT, f"## ⚠️ mcp-evals: bad input\n\n{message}", "error")
+            ModeResult("validate", EXIT_BAD_INPUT, f"## ⚠️ mcp-evals: bad input\n\n{message}", "error")
         )
     elif build_status != 0:
         command = shlex.quote(inputs.build) if "`" in inputs.build else f"`{inputs.build}`"
         outcomes.append(
-            Outcome(
+            ModeResult(
                 "build",
                 EXIT_CHECK_FAILED,
                 f"## ❌ mcp-evals: the build failed\n\nThe build command {command} failed with exit code "
@@ -509,7 +509,7 @@ def run_action(environ: Mapping[str, str], build_status: int = 0) -> int:
         for name in planned_modes(step):
             if name == "eval" and outcomes and outcomes[-1].exit_code in (EXIT_CHECK_FAILED, EXIT_BAD_INPUT):
                 outcomes.append(
-                    Outcome(
+                    ModeResult(
                         "eval",
                         EXIT_OK,
                         "## ⏭️ mcp-evals eval: skipped\n\nSkipped: the fixtures are not valid.",

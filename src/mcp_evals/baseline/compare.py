@@ -22,7 +22,7 @@ import math
 from math import comb
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_evals.config.model import BaselineOptions, ScoringOptions
 from mcp_evals.record.model import SamplingSettings, now_iso
@@ -116,10 +116,14 @@ class CatalogChanges(StrictModel):
 class BaselineComparison(StrictModel):
     """A run compared with the accepted baseline."""
 
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+
     verdict: Verdict
     message: str
     fails: bool = Field(False, description="True when this comparison fails the job (exit 1).")
-    advisory: bool = Field(False, description="True for the lexical baseline: shown, never fails.")
+    lexical: bool = Field(
+        False, alias="advisory", description="True for the lexical baseline: shown, never fails."
+    )
     baseline_path: str | None = None
     accepted_at: str
     baseline_run_id: str
@@ -249,7 +253,7 @@ def compare_with_baseline(
         baseline_path=baseline_path,
         max_drop_pp=options.max_drop_pp,
         alpha=options.alpha,
-        advisory=scorecard.run.baseline_only,
+        lexical=scorecard.run.lexical,
         catalog=catalog_changes(baseline.tools, scorecard.run.tool_hashes),
     )
     differences = fingerprint_differences(baseline.fingerprint, fingerprint(scorecard))
@@ -292,7 +296,7 @@ def compare_with_baseline(
             update={
                 "verdict": "insufficient_data",
                 "message": "Insufficient data: no fixture was reached in both this run and the baseline.",
-                "fails": options.fail_on_insufficient_data and not scorecard.run.baseline_only,
+                "fails": options.fail_on_insufficient_data and not scorecard.run.lexical,
             }
         )
     baseline_score = sum(before_scores) / paired
@@ -311,7 +315,7 @@ def compare_with_baseline(
                 f"{options.max_drop_pp:g}-point tolerance, and McNemar's exact test says it is not noise "
                 f"(p = {p_value:.3g} < {options.alpha:g}; {counts})."
             )
-            fails = not scorecard.run.baseline_only
+            fails = not scorecard.run.lexical
         else:
             verdict = "insufficient_data"
             message = (
@@ -320,7 +324,7 @@ def compare_with_baseline(
                 f"noise (p = {p_value:.3g} ≥ {options.alpha:g}; {counts}). "
                 "Not a pass: add fixtures or samples."
             )
-            fails = options.fail_on_insufficient_data and not scorecard.run.baseline_only
+            fails = options.fail_on_insufficient_data and not scorecard.run.lexical
     elif fixes and current_score > baseline_score + _EPSILON:
         verdict, fails = "fixes", False
         message = f"Fixes: the score rose {-drop:.1f} points ({movement}; {counts})."

@@ -18,7 +18,7 @@ import click
 
 from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.cli.common import config_option, read_config
+from mcp_evals.cli.options import config_option, read_config
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_OK, ConfigError, InputFileError
 from mcp_evals.fixtures.load import load_fixtures
@@ -34,7 +34,7 @@ from mcp_evals.run.plan import make_header, plan_fixtures, plan_jobs, run_notes
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import DEFAULT_RESULTS, ResultsWriter, resume_from
 from mcp_evals.run.retry import RetryPolicy
-from mcp_evals.run.runner import Runner, RunOutcome, RunSettings, summarize_dropouts
+from mcp_evals.run.runner import Runner, RunSettings, RunSummary, summarize_dropouts
 
 
 def _env_number(
@@ -271,7 +271,7 @@ def run(
         click.echo(f"resume: nothing left to run in {results_path}", err=True)
         return finish_run(results_path, config)
 
-    who = instance.label if instance.baseline_only else f"{instance.name}/{model_name}"
+    who = instance.label if instance.lexical else f"{instance.name}/{model_name}"
     click.echo(
         f"mcp-evals run: {len(planned)} fixtures × {sample_count} sample(s) = {len(jobs)} requests · {who} · "
         f"{len(catalog.tools)} tools · concurrency {workers}" + (" · Message Batches" if batch else ""),
@@ -299,7 +299,7 @@ def run(
         outcome = anyio.run(runner.run, jobs)
     except KeyboardInterrupt:
         click.echo(
-            f"mcp-evals run: interrupted; the {runner.outcome.finished} answers finished are kept in "
+            f"mcp-evals run: interrupted; the {runner.summary.finished} answers finished are kept in "
             f"{results_path}: `mcp-evals run --resume` runs the rest",
             err=True,
         )
@@ -360,7 +360,7 @@ def _notes(
     return run_notes(provider, price, batch=batch, replayed=replayed)
 
 
-def _report_outcome(outcome: RunOutcome, results_path: Path, priced: bool) -> None:
+def _report_outcome(outcome: RunSummary, results_path: Path, priced: bool) -> None:
     parts = [
         f"{outcome.reached}/{outcome.planned} reached",
         f"dropouts: {summarize_dropouts(outcome)}",

@@ -16,7 +16,7 @@ provides (``GITHUB_STEP_SUMMARY``, ``GITHUB_OUTPUT``, ``GITHUB_EVENT_PATH``) and
 from mcp_evals.github.api import GitHubApi, GitHubApiError
 from mcp_evals.github.comment import (
     COMMENT_LIMIT,
-    CommentOutcome,
+    CommentResult,
     comment_fix,
     comment_marker,
     find_sticky_comment,
@@ -55,7 +55,7 @@ __all__ = [
     "MODES",
     "SUMMARY_LIMIT",
     "ActionInputs",
-    "CommentOutcome",
+    "CommentResult",
     "Event",
     "GitHubApi",
     "GitHubApiError",

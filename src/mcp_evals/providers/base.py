@@ -285,7 +285,7 @@ class Provider(ABC):
     name: ClassVar[ProviderName]
     default_base_url: ClassVar[str] = ""
     uses_network: ClassVar[bool] = True
-    baseline_only: bool = False  # the lexical baseline (and a replay of one): advisory, never gates
+    lexical: bool = False  # the lexical baseline (and a replay of one): never gates
     label: ClassVar[str] = ""
 
     def __init__(self, settings: ProviderSettings, catalog: Catalog, system_prompt: str) -> None:

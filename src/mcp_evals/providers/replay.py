@@ -32,7 +32,7 @@ class ReplayProvider(OfflineProvider):
         super().__init__(settings, catalog, system_prompt)
         self.source = source
         self.source_path = source_path
-        self.baseline_only = source.header.baseline_only  # a replayed lexical baseline is still one
+        self.lexical = source.header.lexical  # a replayed lexical baseline is still one
         self.queries = {fixture.id: fixture.query for fixture in source.header.fixtures}
         self.answers: dict[tuple[str, int], FixtureResult] = {
             key: result for key, result in source.by_key.items() if result.reached

@@ -16,7 +16,7 @@ _MUST_MATCH = (
     ("catalog_hash", "catalog"),
     ("provider", "provider"),
     ("model", "model"),
-    ("baseline_only", "lexical baseline flag"),
+    ("lexical", "lexical baseline flag"),
     ("fixture_set_hash", "fixture set"),
     ("system_prompt_hash", "system prompt"),
     ("tool_choice", "tool choice"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import GateOptions, ScoringOptions
@@ -110,6 +110,8 @@ class SamplingSettings(StrictModel):
 class RunHeader(StrictModel):
     """The first line of a results file: how the run was set up, and its inputs in full."""
 
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+
     type: Literal["run"] = "run"
     schema_version: int = SCHEMA_VERSION
     tool_version: str
@@ -117,7 +119,12 @@ class RunHeader(StrictModel):
     started_at: str = Field(default_factory=now_iso)
     provider: ProviderName
     model: str
-    baseline_only: bool = Field(False, description="True for the lexical baseline: advisory, never gates.")
+    # "lexical" in code; the record keeps the key it has always had.
+    lexical: bool = Field(
+        False,
+        alias="baseline_only",
+        description="True for the lexical baseline (BM25, not a model): never gates.",
+    )
     catalog: Catalog
     catalog_hash: str
     fixtures: list[Fixture] = Field(description="The fixtures this run planned (after --limit / --shard).")

@@ -78,7 +78,7 @@ def make_header(
         run_id=uuid.uuid4().hex[:16],
         provider=provider.name,
         model=provider.settings.model,
-        baseline_only=provider.baseline_only,
+        lexical=provider.lexical,
         catalog=catalog,
         catalog_hash=catalog.hash,
         fixtures=list(planned),
@@ -101,7 +101,7 @@ def run_notes(
 ) -> list[str]:
     """What the header (and so every report) must say about a run before it starts."""
     notes: list[str] = []
-    if provider.baseline_only:
+    if provider.lexical:
         notes.append(
             "lexical baseline (BM25 over tool names, descriptions and parameters, not a model): "
             "advisory, never gates"

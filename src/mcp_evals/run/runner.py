@@ -55,7 +55,7 @@ class RunSettings:
 
 
 @dataclass
-class RunOutcome:
+class RunSummary:
     planned: int = 0
     finished: int = 0
     reached: int = 0
@@ -97,7 +97,7 @@ class Runner:
         self.progress = progress
         self.catalog_hash = catalog_hash
         self.limiter = AdaptiveLimiter(settings.concurrency)
-        self.outcome = RunOutcome(planned=total or 0)
+        self.summary = RunSummary(planned=total or 0)
         self.fatal: ProviderFailure | None = None
         self.forced_rejected = False
         self.budget = Budget(
@@ -173,7 +173,7 @@ class Runner:
             self._held.append(result)  # during the warm-up, before the header is written
         else:
             self.writer.write(result)
-        outcome = self.outcome
+        outcome = self.summary
         outcome.finished += 1
         if result.reached:
             outcome.reached += 1
@@ -254,7 +254,7 @@ class Runner:
     def on_fatal(self, failure: ProviderFailure) -> None:
         if self.fatal is None:
             self.fatal = failure
-            self.outcome.fatal = failure
+            self.summary.fatal = failure
             self.say(
                 f"error: {failure.kind}: {failure.message}\n"
                 "  stopping: no new requests; in-flight ones finish; the rest are recorded as not reached"
@@ -278,7 +278,7 @@ class Runner:
                 except ProviderFailure as failure:
                     if failure.kind == "rate_limited":
                         self.limiter.rate_limited()
-                        self.outcome.rate_limited += 1
+                        self.summary.rate_limited += 1
                     raise
                 self.limiter.succeeded()
                 return answer
@@ -325,20 +325,20 @@ class Runner:
                 self.budget.release(reservation)
 
     def on_budget_stop(self, message: str) -> None:
-        if not self.outcome.budget_stopped:
-            self.outcome.budget_stopped = True
+        if not self.summary.budget_stopped:
+            self.summary.budget_stopped = True
             self.say(message)
 
     def on_forced_rejected(self, failure: ProviderFailure) -> None:
         if not self.forced_rejected:
             self.forced_rejected = True
-            self.outcome.forced_rejected = True
+            self.summary.forced_rejected = True
             note = (
                 f"{self.provider.settings.model} rejects forced tool use ({failure.message}); select "
                 "fixtures ran with tool_choice auto plus an instruction to call exactly one tool "
                 "(mode auto_instructed)"
             )
-            self.outcome.notes.append(note)
+            self.summary.notes.append(note)
             self.say(f"note: {note}")
 
     def check_cache(self, answer: Answer) -> None:
@@ -353,14 +353,14 @@ class Runner:
                 f"in all) are below {self.provider.settings.model}'s minimum cacheable prefix, so every "
                 "request paid full input price"
             )
-            self.outcome.notes.append(note)
+            self.summary.notes.append(note)
             self.say(f"note: {note}")
 
     # -- the whole run -------------------------------------------------------------------------
 
-    async def run(self, jobs: Sequence[Job], *, notes: Sequence[str] = ()) -> RunOutcome:
+    async def run(self, jobs: Sequence[Job], *, notes: Sequence[str] = ()) -> RunSummary:
         started = time.monotonic()
-        self.outcome.planned = self.outcome.planned or len(jobs)
+        self.summary.planned = self.summary.planned or len(jobs)
         try:
             if self.settings.batch:
                 self.writer.start(notes)
@@ -370,14 +370,14 @@ class Runner:
         finally:
             await self.provider.aclose()
             self.writer.amend(
-                notes=self.outcome.notes, tool_choice="auto_instructed" if self.forced_rejected else None
+                notes=self.summary.notes, tool_choice="auto_instructed" if self.forced_rejected else None
             )
             self.writer.close()
             if self.progress is not None:
                 self.progress.close()
-            self.outcome.elapsed_s = time.monotonic() - started
-            self.outcome.lowest_concurrency = self.limiter.lowest
-        return self.outcome
+            self.summary.elapsed_s = time.monotonic() - started
+            self.summary.lowest_concurrency = self.limiter.lowest
+        return self.summary
 
     async def _run_concurrently(self, jobs: Sequence[Job], notes: Sequence[str]) -> None:
         if self.provider.uses_network and jobs:
@@ -397,7 +397,7 @@ class Runner:
                 await self.process(warm_up)
             finally:
                 held, self._held = self._held, None
-                self.writer.start([*notes, *self.outcome.notes])
+                self.writer.start([*notes, *self.summary.notes])
                 for result in held:
                     self.writer.write(result)
         else:
@@ -413,7 +413,7 @@ class Runner:
                 group.start_soon(worker)
 
 
-def summarize_dropouts(outcome: RunOutcome) -> str:
+def summarize_dropouts(outcome: RunSummary) -> str:
     if not outcome.dropouts:
         return "none"
     return ", ".join(f"{kind} {count}" for kind, count in sorted(outcome.dropouts.items()))
@@ -427,7 +427,7 @@ async def run_eval(
     *,
     samples: int = 1,
     progress: Progress | None = None,
-) -> RunOutcome:
+) -> RunSummary:
     """Run every fixture once per sample against ``provider`` and write ``results_path`` (library use).
 
     The CLI does the same with the config's settings, validation, resume and shards on top.

@@ -135,7 +135,7 @@ def gate_for_run(
     tool_count: int,
     area_accuracy: Mapping[str, float | None],
     preliminary: bool,
-    baseline_only: bool,
+    lexical: bool,
 ) -> GateDecision:
     """The gate for a whole run: decision, per-area minimums, and whether it may fail the job."""
     if top1 is None:
@@ -161,7 +161,7 @@ def gate_for_run(
         for item in shortfalls
     ]
     advisory: str | None = None
-    if baseline_only:
+    if lexical:
         advisory = "lexical baseline: advisory only, it never gates"
     elif preliminary:
         advisory = (

@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from mcp_evals.catalog.model import Catalog, Tool, canonical_json
 from mcp_evals.config.model import GateOptions, ScoringOptions
@@ -135,9 +135,14 @@ class UsageSummary(StrictModel):
 
 
 class RunInfo(StrictModel):
+    # Which run a scorecard is about: who answered, when, on which catalog (no docstring: it would
+    # become a description in docs/report.schema.json).
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+
     provider: str
     model: str
-    baseline_only: bool = False
+    lexical: bool = Field(False, alias="baseline_only")  # the report JSON keeps its key
     run_id: str
     started_at: str
     tool_version: str
@@ -218,7 +223,7 @@ def _summarise_fixture(fixture: Fixture, area: str, samples: list[SampleScore]) 
 
 
 # An answer with its fixture: what every metric counts.
-Answer = tuple[FixtureScore, SampleScore]
+ScoredSample = tuple[FixtureScore, SampleScore]
 
 
 def _mean_score(samples: Iterable[SampleScore]) -> float | None:
@@ -226,7 +231,7 @@ def _mean_score(samples: Iterable[SampleScore]) -> float | None:
     return sum(scores) / len(scores) if scores else None
 
 
-def _rate(answers: Iterable[Answer], hit: Callable[[FixtureScore, SampleScore], bool]) -> Rate:
+def _rate(answers: Iterable[ScoredSample], hit: Callable[[FixtureScore, SampleScore], bool]) -> Rate:
     items = list(answers)
     return Rate.of(sum(1 for fixture, sample in items if hit(fixture, sample)), len(items))
 
@@ -396,7 +401,7 @@ def _usage(results: Sequence[FixtureResult]) -> UsageSummary:
     )
 
 
-def _run_info(header: RunHeader, results: Recorded, baseline_only: bool, shards: list[str]) -> RunInfo:
+def _run_info(header: RunHeader, results: Recorded, lexical: bool, shards: list[str]) -> RunInfo:
     kinds = {fixture.id: fixture.kind for fixture in header.fixtures}
     # The modes select answers were actually asked in (a provider may fall back from forced to auto).
     modes = sorted(
@@ -410,7 +415,7 @@ def _run_info(header: RunHeader, results: Recorded, baseline_only: bool, shards:
     return RunInfo(
         provider=header.provider,
         model=header.model,
-        baseline_only=baseline_only,
+        lexical=lexical,
         run_id=header.run_id,
         started_at=header.started_at,
         tool_version=header.tool_version,
@@ -443,8 +448,8 @@ def score_results(
         notes.append(
             f"Expected tools not in the catalog (these fixtures cannot be right): {', '.join(missing_tools)}."
         )
-    baseline_only = header.baseline_only or header.provider == "lexical"
-    if baseline_only:  # every report says so in its own words, first; the runner's note would repeat it
+    lexical = header.lexical or header.provider == "lexical"
+    if lexical:  # every report says so in its own words, first; the runner's note would repeat it
         notes = [note for note in notes if not note.lower().startswith("lexical baseline")]
     shards = header.shard.split("+") if header.shard else []
     if len(shards) == 1:
@@ -464,7 +469,7 @@ def score_results(
                     options,
                     sample=index,
                     validators=validators,
-                    check_args=not baseline_only,
+                    check_args=not lexical,
                 )
                 for index in range(samples)
             ],
@@ -489,14 +494,14 @@ def score_results(
         # One shard alone is a complete report of that shard; merged shards must add up to the run.
         missing_shards=missing_shards(shards) if len(shards) > 1 else [],
     )
-    run = _run_info(header, recorded, baseline_only, shards)
+    run = _run_info(header, recorded, lexical, shards)
     gate = gate_for_run(
         top1=metrics.top1.value,
         options=gate_options,
         tool_count=run.tool_count,
         area_accuracy={area.area: area.accuracy.value for area in areas},
         preliminary=coverage.preliminary,
-        baseline_only=baseline_only,
+        lexical=lexical,
     )
     errors = Counter(
         sample.error_kind or "unknown" for f in fixtures for sample in f.samples if not sample.reached

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_evals.action.steps import run_build
+from mcp_evals.action.build import run_build
 from mcp_evals.fixtures.validate import Problem
 
 

@@ -16,7 +16,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from mcp_evals.action.steps import Step, eval_provider
+from mcp_evals.action.context import Step
+from mcp_evals.action.eval_mode import eval_provider
 from mcp_evals.catalog.model import ServerInfo, build_catalog
 from mcp_evals.catalog.snapshot import write_snapshot
 from mcp_evals.cli import cli

@@ -1,7 +1,7 @@
 """The GitHub side of the Action: inputs, the event, the job summary and step outputs, file
 ownership, and the sticky pull-request comment.
 
-Nothing here knows how an eval works. ``cli/action_cmd.py`` drives the ``mcp-evals`` commands and hands
+Nothing here knows how an eval works. ``mcp_evals.action`` drives the ``mcp-evals`` commands and hands
 their Markdown to this package, which only talks to GitHub: through the files and variables the runner
 provides (``GITHUB_STEP_SUMMARY``, ``GITHUB_OUTPUT``, ``GITHUB_EVENT_PATH``) and its REST API at
 ``$GITHUB_API_URL``.

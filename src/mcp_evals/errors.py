@@ -7,9 +7,11 @@ anything else escaping is a bug and shows a traceback.
     McpEvalsError                 exit 3 unless said otherwise
     ├── ConfigError               the config file or a flag is wrong
     ├── InputFileError            a fixture, snapshot or results file cannot be read or parsed
-    ├── ServerError               an MCP server could not be started, reached or listed
-    │   └── ToolCallError         one tools/call got a protocol error or no answer in time
-    └── ProviderError             a model API answered with something we cannot use (see providers)
+    └── ServerError               an MCP server could not be started, reached or listed
+        └── ToolCallError         one tools/call got a protocol error or no answer in time
+
+A model API's failures are not in this tree: they are ``providers.base.ProviderFailure``s, which the
+runner records as dropouts (never a crash, never a wrong answer).
 """
 
 from __future__ import annotations
@@ -78,7 +80,3 @@ class ToolCallError(ServerError):
     ) -> None:
         super().__init__(server, message, hint=hint)
         self.timed_out = timed_out
-
-
-class ProviderError(McpEvalsError):
-    """A model provider failed in a way the runner cannot recover from."""

@@ -14,7 +14,7 @@ from typing import Any
 import anyio
 import click
 
-from mcp_evals.cli.common import config_option, read_config
+from mcp_evals.cli.options import config_option, read_config
 from mcp_evals.contract.load import ContractSetup
 from mcp_evals.contract.model import ContractRun
 from mcp_evals.contract.regression import Comparison

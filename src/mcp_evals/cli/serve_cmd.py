@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from mcp_evals.cli.common import config_option
 from mcp_evals.cli.contract_cmd import load_setup
+from mcp_evals.cli.options import config_option
 from mcp_evals.errors import EXIT_OK
 
 

@@ -22,6 +22,7 @@ from mcp_evals.contract.model import AssertionResult, JudgeSpend, LlmJudge
 from mcp_evals.providers.base import HttpRequest, ProviderFailure, ProviderSettings, Secret, compact_json
 from mcp_evals.providers.openai import OpenAIProvider
 from mcp_evals.providers.pricing import find_price
+from mcp_evals.providers.registry import PROVIDERS
 
 KIND = "llm_judge"
 MAX_TOKENS = 400
@@ -37,8 +38,9 @@ class Judge:
 
     def __init__(self, options: JudgeOptions, environ: Mapping[str, str], *, budget_usd: float | None = None):
         self.options = options
-        self.key = Secret.from_environ(environ, OpenAIProvider.key_env_var or "OPENAI_API_KEY")
-        self.base_url = options.base_url or environ.get("OPENAI_BASE_URL", "").strip() or None
+        entry = PROVIDERS["openai"]
+        self.key = Secret.from_environ(environ, entry.key_env_var or "OPENAI_API_KEY")
+        self.base_url = options.base_url or environ.get(entry.base_url_env_var or "", "").strip() or None
         self.spend = JudgeSpend(budget_usd=budget_usd if budget_usd is not None else options.budget_usd)
         self._lock = anyio.Lock()
         self._providers: dict[str, OpenAIProvider] = {}

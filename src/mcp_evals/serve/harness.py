@@ -28,8 +28,8 @@ from mcp_evals.contract.reports import comparison_lines, render_console, render_
 from mcp_evals.contract.runner import run_cases
 from mcp_evals.errors import McpEvalsError
 from mcp_evals.output.files import atomic_write
+from mcp_evals.providers.registry import PAID_PROVIDERS
 
-PAID_PROVIDERS = ("anthropic", "openai")
 FREE_PROVIDERS = ("lexical",)
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9 _.-]")
 

@@ -66,7 +66,6 @@ def run_and_report(
     """Load, run, compare with history, record, report: one run of the cases."""
     from mcp_evals.contract.judge import Judge
     from mcp_evals.contract.load import load_cases
-    from mcp_evals.contract.regression import compare_cases
     from mcp_evals.contract.reports import render
     from mcp_evals.contract.runner import run_cases
 
@@ -79,6 +78,9 @@ def run_and_report(
             hint="add one (see docs/contract.md), or scaffold one with `mcp-evals serve`'s scaffold_fixture",
         )
     judge = Judge(setup.judge, os.environ, budget_usd=judge_budget)
+    history = history_of(setup, db) if record else None
+    if history is not None:
+        history.check()  # before any server starts
     click.echo(
         f"mcp-evals contract: {len(cases)} case{'s' if len(cases) != 1 else ''} · suite {setup.suite} · "
         f"concurrency {concurrency} · step timeout {timeout_ms} ms",
@@ -98,9 +100,8 @@ def run_and_report(
 
     run = anyio.run(main)
     comparison: Comparison | None = None
-    if record:
-        history = history_of(setup, db)
-        comparison = compare_cases(run, history.previous_cases(run))
+    if history is not None:
+        comparison = history.regression(run)
         history.record(run)
     emit(render(run, report_format, comparison), out)
     return run
@@ -299,7 +300,6 @@ def regression(
 
     Exit codes: 0 no regression (or no history yet) · 1 a case that passed before fails now.
     """
-    from mcp_evals.contract.regression import compare_cases
 
     setup = load_setup(ctx, config_path)
     history = history_of(setup, db)
@@ -307,7 +307,7 @@ def regression(
     if run is None:
         click.echo(f"no recorded run of suite {setup.suite!r} in {history.path}: no history yet")
         return EXIT_OK
-    comparison = compare_cases(run, history.previous_cases(run))
+    comparison = history.regression(run)
     _print_comparison(comparison, report_format)
     return EXIT_CHECK_FAILED if comparison.regressions else EXIT_OK
 

@@ -6,7 +6,8 @@ parsed as JSON), followed by a path of ``.key``, ``[index]`` or ``["key"]`` part
 exactly one ``json`` reference takes the referenced value with its type (a number stays a number);
 inside a longer string the value is written as text (JSON for objects and lists).
 
-Every reference is checked before anything runs: it must parse and name an earlier step.
+Every reference is checked before anything runs: it must parse and name an earlier step. Other
+``{{…}}`` text (a template the tool itself reads) is left as it is.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 Path = tuple[str | int, ...]
-_OPEN = re.compile(r"\{\{")
-_REFERENCE = re.compile(r"\{\{\s*(?P<body>[^{}]*?)\s*\}\}")
+_OPEN = re.compile(r"\{\{\s*steps\.")
+_REFERENCE = re.compile(r"\{\{\s*(?P<body>steps\.[^{}]*?)\s*\}\}")
 _HEAD = re.compile(r"steps\.(?P<step>[A-Za-z_][A-Za-z0-9_-]*)\.(?P<part>output|json)")
 _SEGMENT = re.compile(
     r"""\.(?P<key>[A-Za-z0-9_-]+)|\[(?P<index>\d+)\]|\[(?P<quote>["'])(?P<quoted>.*?)(?P=quote)\]"""
@@ -66,13 +67,13 @@ def parse_reference(body: str, text: str) -> Reference:
 
 
 def references_in(text: str) -> list[Reference]:
-    """The references in one string; ``{{`` that does not start a readable reference is an error."""
+    """The references in one string; a ``{{steps.`` that does not make a readable reference is an error."""
     found = []
     for match in _REFERENCE.finditer(text):
         found.append(parse_reference(match.group("body"), match.group(0)))
     covered = sum(1 for _ in _REFERENCE.finditer(text))
     if len(_OPEN.findall(text)) > covered:
-        raise ChainingError(f"{text!r}: a {{{{ without its closing }}}}")
+        raise ChainingError(f"{text!r}: a {{{{steps.… without its closing }}}}")
     return found
 
 

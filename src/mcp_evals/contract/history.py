@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from mcp_evals.contract.model import CaseResult, ContractRun
+from mcp_evals.contract.regression import Comparison, compare_cases
 from mcp_evals.errors import ConfigError, InputFileError
 
 SCHEMA_VERSION = 1
@@ -95,6 +96,8 @@ class History:
             connection.execute("PRAGMA foreign_keys = ON")
             self._check_schema(connection, write=write)
             yield connection
+        except sqlite3.IntegrityError:
+            raise
         except sqlite3.DatabaseError as error:
             raise InputFileError(
                 f"{self.path}: not an mcp-evals history database ({error})",
@@ -119,8 +122,19 @@ class History:
                 hint="point --db (or contract.history) at another file, or delete this one to start over",
             )
 
+    def check(self) -> None:
+        """Fail now, not after a run, when the file is not a history this version can read and write."""
+        with self._connect(write=True):
+            pass
+
     def record(self, run: ContractRun) -> None:
         """Store a run, completely or not at all."""
+        try:
+            self._insert(run)
+        except sqlite3.IntegrityError:
+            raise ConfigError(f"{self.path}: run {run.run_id} is already recorded") from None
+
+    def _insert(self, run: ContractRun) -> None:
         with self._connect(write=True) as connection:
             assert connection is not None
             with connection:  # one transaction
@@ -235,6 +249,13 @@ class History:
             if len(found) == len(wanted):
                 break
         return found
+
+    def regression(self, run: ContractRun) -> Comparison:
+        """``run`` against each of its cases' latest earlier result (``run`` may be recorded or not)."""
+        comparison = compare_cases(run, self.previous_cases(run))
+        before = run.run_id if self.has(run.run_id) else None
+        comparison.earlier_runs = len(self.latest(run.suite, limit=1, before=before))
+        return comparison
 
     def has(self, run_id: str) -> bool:
         with self._connect(write=False) as connection:

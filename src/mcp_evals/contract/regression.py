@@ -35,11 +35,14 @@ class Comparison(BaseModel):
     new: list[str] = Field(default_factory=list, description="No earlier result in the same mode.")
     removed: list[str] = Field(default_factory=list, description="In the earlier run only (compare).")
     unchanged: int = Field(0, description="Cases with the same status as before.")
+    earlier_runs: int | None = Field(
+        None, description="Whether the suite had earlier runs (0: none; None: not looked up)."
+    )
 
     @property
     def first(self) -> bool:
-        """Nothing to compare with yet."""
-        return not self.compared_with
+        """Nothing to compare with yet: no earlier run of the suite at all."""
+        return not self.compared_with and not self.earlier_runs
 
 
 def failing_lines(case: CaseResult, limit: int = 5) -> list[str]:

@@ -23,7 +23,7 @@ from mcp_evals.contract.history import History
 from mcp_evals.contract.judge import Judge
 from mcp_evals.contract.load import ContractSetup, case_files, library_dirs, load_case, load_cases, target_of
 from mcp_evals.contract.model import Case, ContractRun
-from mcp_evals.contract.regression import Comparison, GateResult, compare_cases, compare_runs, evaluate_gate
+from mcp_evals.contract.regression import Comparison, GateResult, compare_runs, evaluate_gate
 from mcp_evals.contract.reports import comparison_lines, render_console, render_html
 from mcp_evals.contract.runner import run_cases
 from mcp_evals.errors import McpEvalsError
@@ -162,7 +162,7 @@ class Harness:
             selection=names,
             environ=self.environ,
         )
-        comparison = compare_cases(run, self.history.previous_cases(run))
+        comparison = self.history.regression(run)
         self.history.record(run)
         return self._report(run, comparison)
 
@@ -317,7 +317,7 @@ class Harness:
             return ComparisonReport(
                 comparison=None, report=f"no recorded run of suite {self.setup.suite!r} yet"
             )
-        comparison = compare_cases(latest[0], self.history.previous_cases(latest[0]))
+        comparison = self.history.regression(latest[0])
         return ComparisonReport(comparison=comparison, report="\n".join(comparison_lines(comparison)))
 
     def compare_results(self, run_id_a: str, run_id_b: str) -> ComparisonReport:

@@ -180,12 +180,14 @@ def contract(
         "continue_on_failure": continue_on_failure,
         "judge_budget": judge_budget_usd,
     }
-    run = run_and_report(setup, names, **settings)
-    if not watch:
-        return EXIT_OK if run.ok else EXIT_CHECK_FAILED
-
     from mcp_evals.contract.watch import Watcher
     from mcp_evals.contract.watch import watch as watch_loop
+
+    # Taken before the first run, so an edit made while it runs is seen afterwards.
+    watcher = Watcher(setup, names) if watch else None
+    run = run_and_report(setup, names, **settings)
+    if watcher is None:
+        return EXIT_OK if run.ok else EXIT_CHECK_FAILED
 
     def say(text: str) -> None:
         click.echo(text, err=True)
@@ -195,7 +197,7 @@ def contract(
         run_and_report(setup, selected, **settings)
 
     say(f"watch: watching {setup.cases_dir} and the servers' source files (Ctrl-C to stop)")
-    watch_loop(Watcher(setup, names), again, interval=interval, say=say)
+    watch_loop(watcher, again, interval=interval, say=say)
     return EXIT_OK  # pragma: no cover - the loop ends with Ctrl-C
 
 

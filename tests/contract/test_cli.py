@@ -236,6 +236,8 @@ def test_validate_checks_cases_against_the_catalog(live: Project, capsys: pytest
             {"id": "reference", "tool": "slow", "input": {"ms": "{{steps.input.json.ms}}"}},
             {"id": "schema", "tool": "fail", "expect": {"structured_matches_output_schema": True}},
             {"id": "called", "tool": "pid", "expect": {"tool_called": "weather"}},
+            # Bad input on purpose: the step expects the tool error it provokes.
+            {"id": "on_purpose", "tool": "slow", "input": {"ms": "fast"}, "expect": {"is_error": True}},
         ],
     )
     path = live.cases_dir / "checked.yaml"

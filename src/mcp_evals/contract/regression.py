@@ -48,7 +48,8 @@ class Comparison(BaseModel):
 def failing_lines(case: CaseResult, limit: int = 5) -> list[str]:
     """``step: assertion — why`` for what fails in a case (or the case's own error)."""
     if case.error:
-        return [case.error.splitlines()[0]]
+        first, *rest = case.error.splitlines()
+        return [first, *(line.strip() for line in rest if line.strip().startswith("hint:"))]
     lines: list[str] = []
     for step in case.failing_steps:
         if step.error:

@@ -55,7 +55,9 @@ def render_console(run: ContractRun, comparison: Comparison | None = None) -> st
         steps = f"{len(case.steps)} step{'s' if len(case.steps) != 1 else ''}"
         took = _duration(case.duration_ms)
         lines.append(f"{_WORD[case.status]}  {plain(case.name, 100)}  ({case.mode}, {steps}, {took})")
-        for line in failing_lines(case, limit=20):
+        if case.error:  # all of it: the stderr tail and the hint say why the server did not start
+            lines += [f"      {plain(line, 600)}" for line in case.error.splitlines()]
+        for line in failing_lines(case, limit=20) if not case.error else []:
             lines.append(f"      {plain(line, 300)}")
         if case.status == "skipped":
             for line in _skips(case):

@@ -7,6 +7,7 @@ Tools:
     pid {}           this process's id (each live case gets a process of its own)
     exit {code}      the server exits with `code` in the middle of the call
     hostile {}       text that would be markup, mentions and links if a report did not escape it
+    protocol {}      answers tools/call with a JSON-RPC error instead of a result
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ TOOLS: list[dict[str, Any]] = [
         "inputSchema": {"type": "object", "properties": {"code": {"type": "integer"}}},
     },
     {"name": "hostile", "description": "Returns text to escape.", "inputSchema": {"type": "object"}},
+    {"name": "protocol", "description": "A JSON-RPC error.", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -104,6 +106,9 @@ def main() -> None:
             )
         elif method == "tools/list":
             send({"jsonrpc": "2.0", "id": message_id, "result": {"tools": TOOLS}})
+        elif method == "tools/call" and params.get("name") == "protocol":
+            error = {"code": -32602, "message": "the arguments make no sense"}
+            send({"jsonrpc": "2.0", "id": message_id, "error": error})
         elif method == "tools/call":
             result = call(str(params.get("name")), params.get("arguments") or {})
             send({"jsonrpc": "2.0", "id": message_id, "result": result})

@@ -298,3 +298,19 @@ def test_the_case_schema_describes_case_files(project: Project, capsys: pytest.C
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**good, "stepz": []}, schema)
     assert yaml.safe_dump(good)
+
+
+def test_continue_on_failure_from_the_command_line(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    steps = [
+        {"id": "one", "tool": "t", "expected_output": "a", "expect": {"output_equals": "b"}},
+        {"id": "two", "tool": "t", "expected_output": "a", "expect": {"output_equals": "a"}},
+    ]
+    project.case("two steps", steps)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(project.root)
+        stopped = json.loads(contract(capsys, "--no-history", "--format", "json").out)
+        going = json.loads(contract(capsys, "--no-history", "--format", "json", "--continue-on-failure").out)
+    assert [step["status"] for step in stopped["run"]["cases"][0]["steps"]] == ["failed", "not_run"]
+    assert [step["status"] for step in going["run"]["cases"][0]["steps"]] == ["failed", "passed"]

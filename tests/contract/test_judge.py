@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -118,12 +119,25 @@ def test_the_judge_reads_a_live_output(project: Project, fake: FakeOpenAI) -> No
     expect = {"llm_judge": {"prompt_template": "Is this a greeting? {actual}", "min_score": 0.5}}
     project.case(
         "live judged",
-        [{"id": "echo", "tool": "echo", "input": {"message": "hello"}, "expect": expect}],
+        [
+            {"id": "echo", "tool": "echo", "input": {"message": "hello"}, "expect": expect},
+            {
+                "id": "rude",
+                "tool": "echo",
+                "input": {"message": "go away"},
+                "expect": json.loads(json.dumps(expect)),
+            },
+        ],
         server=everything(),
+        continue_on_failure=True,
     )
     run = project.run(judge=Judge(JudgeOptions(budget_usd=1.0), environ(fake)))
     assert step_of(run, "live judged", "echo").status == "passed"
-    assert fake.model_requests()[0].query == "Is this a greeting? Echo: hello"
+    assert step_of(run, "live judged", "rude").status == "failed"
+    assert [request.query for request in fake.model_requests()] == [
+        "Is this a greeting? Echo: hello",
+        "Is this a greeting? Echo: go away",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -470,3 +470,40 @@ def test_a_base_url_without_a_scheme_is_bad_input_before_anything_is_sent(
     assert result.code == 3
     assert "has no http:// or https:// scheme" in result.err
     assert not project.results.exists()
+
+
+def test_an_unwritable_results_path_is_bad_input_before_anything_is_sent(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    blocker = project.root / "out"
+    blocker.write_text("a file where the results folder should be")
+    result = cli("run", "--config", project.config, "--results", blocker / "run.ndjson", "--limit", "2")
+    assert result.code == 3, result.err
+    assert f"{blocker / 'run.ndjson'}: cannot write the file" in result.err
+    assert anthropic_fake.requests == []  # not one paid request
+
+
+def test_a_results_path_that_is_an_input_is_refused(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    before = project.config.read_text()
+    result = cli("run", "--config", project.config, "--results", project.config, "--limit", "2")
+    assert result.code == 3 and "is also the config file" in result.err
+    assert project.config.read_text() == before and anthropic_fake.requests == []
+
+
+def test_a_symlink_loop_in_the_fixture_folder_is_a_warning_not_a_hang(
+    make_project: MakeProject, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    project = make_project(own_fixtures=True)
+    project.write_fixtures([{"id": "t1", "query": "show me ticket 4821", "expected_tool": "get_ticket"}])
+    folder = project.root / "evals"
+    folder.mkdir()
+    (project.root / "fixtures.yaml").rename(folder / "tickets.yaml")
+    (folder / "a").symlink_to(".")
+    (folder / "b").symlink_to(".")
+    text = project.config.read_text().replace("fixtures: fixtures.yaml", "fixtures: evals/**/*.yaml")
+    project.config.write_text(text)
+    result = cli("validate", "--config", project.config)
+    assert "a symlink leads back to" in result.err and result.err.count("warning:") == 2
+    assert result.code in (0, 1), result.err

@@ -9,7 +9,7 @@ import pytest
 
 from conftest import Cli, MakeProject, Project
 from fakes.fake_anthropic import API_KEY, FakeAnthropic
-from fakes.fake_http import after, path_is
+from fakes.fake_http import Reply, after, path_is
 from fakes.fake_openai import FakeOpenAI
 from mcp_evals.record.read import read_results
 
@@ -507,3 +507,22 @@ def test_a_symlink_loop_in_the_fixture_folder_is_a_warning_not_a_hang(
     result = cli("validate", "--config", project.config)
     assert "a symlink leads back to" in result.err and result.err.count("warning:") == 2
     assert result.code in (0, 1), result.err
+
+
+def test_odd_usage_fields_are_dropouts_and_the_run_finishes(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    odd = {
+        "id": "msg_odd",
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "t", "name": "get_ticket", "input": {"ticket_id": "1"}}],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": "many", "output_tokens": -5},
+    }
+    anthropic_fake.script(Reply(200, odd), times=None)
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "2")
+    assert result.code == 2, result.err  # PRELIMINARY: nothing reached, nothing scored, no crash
+    rows = read_results(project.results).results
+    assert len(rows) == 2 and {row.error_kind for row in rows} == {"invalid_response"}
+    assert "Traceback" not in result.err

@@ -10,6 +10,7 @@ import click
 
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
+from mcp_evals.errors import McpEvalsError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -38,7 +39,11 @@ def config_inputs(config: Config) -> dict[str, Path | None]:
     for server in config.servers:
         if server.snapshot:
             inputs[f"the snapshot of server {server.name!r}"] = config.resolve(server.snapshot)
-    for path in fixture_files(config) if config.fixture_globs else []:
+    try:
+        files = fixture_files(config) if config.fixture_globs else []
+    except McpEvalsError:
+        files = []  # no fixture to protect; the command that needs them says what is wrong
+    for path in files:
         inputs[f"the fixture file {path.name}"] = path
     if config.baseline.path:
         inputs["the baseline file"] = config.resolve(config.baseline.path)

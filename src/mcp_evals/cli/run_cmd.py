@@ -422,6 +422,9 @@ def dry_run(
     count = anyio.run(count_tokens, provider, planned, workers)
     if count.problem:
         click.echo(f"note: {count.problem}", err=True)
-    for line in describe(provider, planned, samples, price, count, batch=batch, budget_usd=budget_usd):
+    lines = describe(
+        provider, planned, samples, price, count, batch=batch, budget_usd=budget_usd, concurrency=workers
+    )
+    for line in lines:
         click.echo(line)
     return EXIT_OK

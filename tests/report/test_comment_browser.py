@@ -14,10 +14,10 @@ from playwright.sync_api import Browser, Error, Page
 
 from mcp_evals.report import render_markdown
 from mcp_evals.score import score_results
+from support.records import helpdesk_results
 
 from .conftest import GOLDEN
 from .pages import Watch, comment_html, mermaid_html, open_page, own_globals, render_mermaid, wait_for_charts
-from .records import helpdesk_results
 from .test_hostile import hostile_areas_results, hostile_results
 
 GOLDEN_REPORTS = sorted(path.name for path in GOLDEN.glob("*.md"))

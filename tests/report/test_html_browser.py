@@ -14,9 +14,9 @@ from playwright.sync_api import Browser, Error, Page
 
 from mcp_evals.report import render_html
 from mcp_evals.score import score_results
+from support.records import helpdesk_results
 
 from .pages import PHONE, horizontal_overflow, open_page, own_globals
-from .records import helpdesk_results
 from .test_hostile import hostile_results
 
 FIXTURES = [

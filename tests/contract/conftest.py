@@ -13,13 +13,13 @@ import anyio
 import pytest
 import yaml
 
-from catalog_helpers import HELPDESK_SERVER, PYTHON, SERVERS, node_server
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import JudgeOptions
 from mcp_evals.contract.judge import Judge
 from mcp_evals.contract.load import ContractSetup, load_cases
 from mcp_evals.contract.model import CaseResult, ContractRun, StepResult
 from mcp_evals.contract.runner import run_cases
+from support.catalog_helpers import HELPDESK_SERVER, PYTHON, SERVERS, node_server
 
 CONTRACT_SERVER = SERVERS / "contract_server.py"
 

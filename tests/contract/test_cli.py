@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from validate_helpers import run_main
+from support.validate_helpers import run_main
 
 from .conftest import Project, case_of, contract_server, helpdesk
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from catalog_helpers import PYTHON
 from mcp_evals.contract.history import History
 from mcp_evals.errors import ConfigError
-from validate_helpers import run_main
+from support.catalog_helpers import PYTHON
+from support.validate_helpers import run_main
 
 from .conftest import Project
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from fakes.fake_openai import FakeOpenAI, Text
 from mcp_evals.config.model import JudgeOptions
 from mcp_evals.contract.judge import Judge, verdict
-from runner.fake_openai import FakeOpenAI, Text
 
 from .conftest import Project, case_of, everything, step_of
 
@@ -156,7 +156,7 @@ def test_reading_the_judges_answer(answer: str, status: str) -> None:
 def test_the_cli_budget_flag_and_a_missing_key(
     project: Project, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from validate_helpers import run_main
+    from support.validate_helpers import run_main
 
     for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(key, raising=False)

@@ -13,11 +13,11 @@ import anyio
 import pytest
 import yaml
 
-from catalog_helpers import HELPDESK_SERVER, PYTHON, free_port, serve_http, write_config
 from conftest import HELPDESK
 from mcp_evals.contract.history import History
 from mcp_evals.errors import ServerError
 from mcp_evals.servers.client import ServerSession, open_session
+from support.catalog_helpers import HELPDESK_SERVER, PYTHON, free_port, serve_http, write_config
 
 from .conftest import Project
 

@@ -17,8 +17,8 @@ from mcp_evals.contract.regression import evaluate_gate
 from mcp_evals.contract.reports import render_console, render_contract_markdown, render_html
 from mcp_evals.contract.watch import Watcher
 from mcp_evals.errors import InputFileError
-from mcp_evals.serve.harness import Harness, HarnessError
-from validate_helpers import run_main
+from mcp_evals.servers.harness import Harness, HarnessError
+from support.validate_helpers import run_main
 
 from .conftest import Project, case_of, contract_server, step_of
 
@@ -126,7 +126,7 @@ def test_skipped_cases_count_neither_way_in_the_gate() -> None:
 
 
 def test_the_judge_endpoint_and_what_the_reports_say_about_it(project: Project) -> None:
-    from runner.fake_openai import FakeOpenAI, Text
+    from fakes.fake_openai import FakeOpenAI, Text
 
     local = FakeOpenAI(key=None, chooser=lambda *_: Text('{"score": 1, "reason": "yes"}')).start()
     try:
@@ -186,7 +186,7 @@ def test_serve_never_overwrites_and_spends_on_the_judge_only_when_told(project: 
 def test_the_served_tools_declare_output_schemas(project: Project) -> None:
     import anyio
 
-    from mcp_evals.serve.server import build_server
+    from mcp_evals.servers.serve import build_server
 
     project.case("x", [{"id": "a", "tool": "t"}], simulate=True)
     server = build_server(Harness(project.setup()))

@@ -20,12 +20,20 @@ from typing import Any, TypeVar
 import anyio
 import pytest
 
-from catalog_helpers import HELPDESK_SERVER, PYTHON, SERVERS, free_port, node_server, serve_http, write_config
 from mcp_evals import __version__
 from mcp_evals.config.model import Config
 from mcp_evals.errors import ConfigError, ServerError, ToolCallError
 from mcp_evals.servers.client import ServerSession, list_server_tools, open_session
 from mcp_evals.servers.model import ToolResult
+from support.catalog_helpers import (
+    HELPDESK_SERVER,
+    PYTHON,
+    SERVERS,
+    free_port,
+    node_server,
+    serve_http,
+    write_config,
+)
 
 T = TypeVar("T")
 TOKEN = "session-test-token-77c1"

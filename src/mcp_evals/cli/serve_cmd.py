@@ -39,17 +39,18 @@ def serve(
     concurrency: int | None,
     judge_budget_usd: float | None,
 ) -> int:
-    """Serve the harness over MCP: run_suite, run_case, list_cases, create_test_case, scaffold_fixture,
-    regression_report, compare_results, generate_html_report, evaluate_deployment_gate,
-    discover_fixtures, validate_fixtures, run_selection_eval.
+    """Serve the harness over MCP: run, list, create and compare contract cases, and more.
 
     \b
+    Tools: run_suite, run_case, list_cases, create_test_case, scaffold_fixture, regression_report,
+    compare_results, generate_html_report, evaluate_deployment_gate, discover_fixtures,
+    validate_fixtures, run_selection_eval.
     Over stdio by default (for an MCP client's config). With --http-port, Streamable HTTP at /mcp;
     binding --host beyond loopback needs MCP_EVALS_SERVE_TOKEN (clients send it as a bearer token
     or an X-API-Key header).
     """
-    from mcp_evals.serve.harness import Harness
-    from mcp_evals.serve.server import TOKEN_VARIABLE, serve_http, serve_stdio
+    from mcp_evals.servers.harness import Harness
+    from mcp_evals.servers.serve import TOKEN_VARIABLE, serve_http, serve_stdio
 
     setup = load_setup(ctx, config_path)
     harness = Harness(

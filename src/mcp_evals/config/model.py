@@ -17,7 +17,7 @@ from pydantic import (
     model_validator,
 )
 
-from mcp_evals.config.variables import unset_variables
+from mcp_evals.config.variables import unset_variables, value_problem, variable_problems
 from mcp_evals.errors import ConfigError, where
 from mcp_evals.strict import StrictModel as StrictModel  # the strict base, re-exported for config sections
 
@@ -346,7 +346,7 @@ class Config(StrictModel):
         return None
 
     def check_variables(self, environ: dict[str, str] | None = None) -> None:
-        """Fail early, naming file and line, when a server's `${VAR}` is not set in the environment.
+        """Fail early, naming file and line, when a server's `${VAR}` is unset, empty or unusable.
 
         Called before contacting servers; the values themselves are expanded only when connecting,
         so a token never sits in the config object.
@@ -361,14 +361,24 @@ class Config(StrictModel):
             for parts, value in fields:
                 location = ("servers", index, *parts)
                 dotted = f"servers[{index}]." + ".".join(str(part) for part in parts)
+                place = where(self.shown_path, self.line_of(location), dotted)
                 missing = unset_variables(value, environ)
                 if missing:
                     raise ConfigError(
-                        f"{where(self.shown_path, self.line_of(location), dotted)}: environment variable "
-                        f"{missing[0]} is not set",
+                        f"{place}: environment variable {missing[0]} is not set",
                         hint=f"export {missing[0]}=… before running, or remove ${{{missing[0]}}} "
                         "from the config",
                     )
+                header = parts[0] in ("headers", "url")
+                for name, problem in variable_problems(value, header=header, environ=environ):
+                    raise ConfigError(
+                        f"{place}: environment variable {name} {problem}",
+                        hint=f"set {name} to exactly the value (in CI: the secret, without a trailing "
+                        "newline)",
+                    )
+                literal = value_problem(value, header=header)  # written into the config itself
+                if literal:
+                    raise ConfigError(f"{place}: the value {literal}", hint="fix the value in the config")
 
     def resolve(self, relative: str) -> Path:
         """A path from the config file, relative to the config file's folder."""

@@ -1,0 +1,84 @@
+"""The rule registry: every rule's id, severity, why, fix and thresholds, and the function that checks it.
+
+Rules register themselves with ``@rule(...)`` in the modules of ``lint.rules``; ``all_rules()``
+imports them all and returns them in a stable order (by category, then id). The registry is also the
+source of the rules table in docs/lint.md (``rules_markdown``), so the docs cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from mcp_evals.lint.model import CATEGORY_NAMES, Severity
+
+if TYPE_CHECKING:
+    from mcp_evals.lint.context import Hit, LintContext
+
+Needs = Literal["catalog", "fixtures", "probe"]
+Check = Callable[["LintContext"], Iterable["Hit"]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One lint rule: stable id (category letter + number), default severity, why it matters, the fix."""
+
+    id: str
+    title: str
+    severity: Severity
+    why: str
+    fix: str
+    check: Check
+    thresholds: tuple[str, ...] = ()
+    needs: Needs = "catalog"
+    graded: bool = True
+
+    @property
+    def category(self) -> str:
+        return self.id[0]
+
+
+RULES: dict[str, Rule] = {}
+_ORDER = list(CATEGORY_NAMES)
+
+
+def rule(
+    id: str,
+    title: str,
+    *,
+    severity: Severity,
+    why: str,
+    fix: str,
+    thresholds: tuple[str, ...] = (),
+    needs: Needs = "catalog",
+    graded: bool = True,
+) -> Callable[[Check], Check]:
+    """Register a check function as rule ``id``."""
+
+    def register(check: Check) -> Check:
+        if id in RULES:
+            raise ValueError(f"lint rule {id} is registered twice")
+        RULES[id] = Rule(id, title, severity, why, fix, check, thresholds, needs, graded)
+        return check
+
+    return register
+
+
+def all_rules() -> list[Rule]:
+    """Every rule, in category order (N, D, S, T, C, F), then by id."""
+    from mcp_evals.lint.rules import (  # noqa: F401  (importing them registers them)
+        consistency,
+        descriptions,
+        fixtures,
+        naming,
+        probe,
+        schema,
+        tokens,
+    )
+
+    return sorted(RULES.values(), key=lambda item: (_ORDER.index(item.category), item.id))
+
+
+def get_rule(rule_id: str) -> Rule | None:
+    return {item.id: item for item in all_rules()}.get(rule_id)

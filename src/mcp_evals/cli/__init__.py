@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "action": "action_cmd:action",
     "report": "report_cmd:report",
     "baseline": "baseline_cmd:baseline",
+    "lint": "lint_cmd:lint",
 }
 
 

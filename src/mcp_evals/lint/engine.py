@@ -18,8 +18,8 @@ from mcp_evals.fixtures.model import Fixture
 from mcp_evals.lint.context import Hit, LintContext, ProbeResult
 from mcp_evals.lint.grade import grade
 from mcp_evals.lint.model import (
-    SEVERITY_RANK,
     CATEGORY_NAMES,
+    SEVERITY_RANK,
     Finding,
     LintReport,
     Severity,

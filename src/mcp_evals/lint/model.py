@@ -46,7 +46,7 @@ class Finding(LintModel):
     def category(self) -> Category:
         category = self.rule[0]
         assert category in CATEGORY_NAMES, self.rule
-        return category  # type: ignore[return-value]
+        return category
 
     @property
     def location(self) -> str:

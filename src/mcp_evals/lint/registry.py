@@ -40,7 +40,7 @@ class Rule:
 
 
 RULES: dict[str, Rule] = {}
-_ORDER = list(CATEGORY_NAMES)
+_ORDER: list[str] = list(CATEGORY_NAMES)
 
 
 def rule(

@@ -195,7 +195,7 @@ def unknown_tool_mentioned(context: LintContext) -> Iterator[Hit]:
                 continue
             seen.add(lowered)
             yield Hit(
-                f"the description of {tool.name!r} mentions {identifier!r}, which is not a tool of this catalog",
+                f"the description of {tool.name!r} mentions {identifier!r}, which is no tool of this catalog",
                 tools=(tool.name,),
             )
 

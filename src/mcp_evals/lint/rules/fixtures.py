@@ -113,7 +113,7 @@ def missing_values(fixture: Fixture, tool: Tool, required: Sequence[str]) -> lis
     why="A tool that needs an id or cursor from another tool cannot be called in one step unless the query "
     "gives that value; a model that first calls the other tool (rightly) is scored wrong. This made "
     "capable models look broken in mcpgrade's calibration (38 % → 100 % once fixed).",
-    fix='Put a concrete value in the query ("reply to thread 1721581200.123456"), or make it a clarify fixture.',
+    fix='Put a concrete value in the query ("reply to thread 1721581200.123456"), or make it `clarify`.',
     needs="fixtures",
 )
 def pipeline_value_missing(context: LintContext) -> Iterator[Hit]:
@@ -128,8 +128,9 @@ def pipeline_value_missing(context: LintContext) -> Iterator[Hit]:
         missing = missing_values(fixture, tool, required) if required else []
         if missing:
             yield Hit(
-                f"fixture {fixture.id!r} expects {tool.name!r}, which needs {', '.join(missing)} from another "
-                "tool, but the query gives no concrete value for " + ("it" if len(missing) == 1 else "them"),
+                f"fixture {fixture.id!r} expects {tool.name!r}, which needs {', '.join(missing)} from "
+                "another tool, but the query gives no concrete value for "
+                + ("it" if len(missing) == 1 else "them"),
                 tools=(tool.name,),
                 fixture=fixture,
                 parameter=missing[0],

@@ -1,0 +1,164 @@
+"""``mcp-evals lint``: static catalog and fixture lint that predicts where models will confuse tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from mcp_evals.cli.common import config_option, read_config
+from mcp_evals.config.model import Config
+from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, where
+
+if TYPE_CHECKING:
+    from mcp_evals.catalog.model import Catalog
+    from mcp_evals.lint.context import ProbeResult
+
+FORMATS = ("text", "json", "sarif", "md")
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _model(config: Config) -> str:
+    from mcp_evals.providers.anthropic import DEFAULT_MODEL
+
+    return config.lint.model or config.run.model or DEFAULT_MODEL
+
+
+@click.command()
+@config_option
+@click.option(
+    "--catalog",
+    "snapshot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Lint a catalog snapshot (from `mcp-evals catalog --out`) instead of the live servers.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="Output: text, a JSON report, SARIF 2.1.0 (code scanning) or the PR comment's Markdown section.",
+)
+@click.option(
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the output to this file (completely or not at all) instead of standard output.",
+)
+@click.option(
+    "--results",
+    "results_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A results file of `mcp-evals run`: compare the predicted confusable pairs with the observed ones.",
+)
+@click.option(
+    "--probe", is_flag=True, help="Also call each tool with required parameters with {} (live servers)."
+)
+@click.option("--rules-md", is_flag=True, help="Print the rules table (as in docs/lint.md) and exit.")
+def lint(
+    config_path: Path,
+    snapshot: Path | None,
+    output_format: str,
+    output: Path | None,
+    results_path: Path | None,
+    probe: bool,
+    rules_md: bool,
+) -> int:
+    """Lint the tool catalog and the fixtures: naming, descriptions, schemas, token cost, consistency.
+
+    \b
+    Free and offline (no model). Predicts the tool pairs a model will confuse; with --results, says
+    how many of the confusions of that run it predicted. Rules, thresholds and ignores live under
+    `lint:` in the config (docs/lint.md). Exit 0 ok · 1 a finding at or above `lint.fail_on`
+    (default error) · 3 bad input.
+    """
+    from mcp_evals.lint.render import rules_markdown
+
+    if rules_md:
+        click.echo(rules_markdown(), nl=False)
+        return EXIT_OK
+    text, failed = _run(config_path, snapshot, output_format, results_path, probe)
+    if output is not None:
+        from mcp_evals.output.files import atomic_write
+
+        with atomic_write(output) as stream:
+            stream.write(text + "\n")
+    else:
+        click.echo(text)
+    return EXIT_CHECK_FAILED if failed else EXIT_OK
+
+
+def _run(
+    config_path: Path, snapshot: Path | None, output_format: str, results_path: Path | None, probe: bool
+) -> tuple[str, bool]:
+    from mcp_evals.catalog.extract import extract_catalog
+    from mcp_evals.catalog.snapshot import load_catalog
+    from mcp_evals.fixtures.load import load_fixtures
+    from mcp_evals.lint.engine import Locations, check_options, lint_with_context
+    from mcp_evals.lint.render import render_json, render_lint_markdown, render_sarif, render_text
+    from mcp_evals.providers.pricing import find_price
+
+    config = read_config(config_path)
+    shown = _shown(config.path)
+
+    def at(key: tuple[str | int, ...]) -> str:
+        return where(shown, config.line_of(key), ".".join(str(part) for part in key))
+
+    check_options(config.lint, at)
+    fixtures = load_fixtures(config) if config.fixture_globs else None
+    catalog = (
+        load_catalog(snapshot, areas=config.areas or None)
+        if snapshot is not None
+        else extract_catalog(config)
+    )
+    probe_results = _probe(config, catalog) if probe else None
+    model = _model(config)
+    locations = Locations(
+        config_file=shown,
+        server_lines={
+            server.name: line
+            for index, server in enumerate(config.servers)
+            if (line := config.line_of(("servers", index))) is not None
+        },
+        servers_line=config.line_of(("servers",)),
+        fixtures_line=config.line_of(("fixtures",)),
+    )
+    report, context = lint_with_context(
+        catalog,
+        fixtures,
+        config.lint,
+        exclude_tools=config.exclude_tools,
+        system_prompt=config.system_prompt,
+        model=model,
+        price=find_price(model, config.run.prices),
+        locations=locations,
+        probe=probe_results,
+    )
+    if results_path is not None:
+        from mcp_evals.lint.predict import check_prediction
+        from mcp_evals.record.read import read_results
+        from mcp_evals.score import score_results
+
+        scorecard = score_results(read_results(results_path))
+        check = check_prediction(report.predicted_pairs, scorecard, context, results_file=str(results_path))
+        report = report.model_copy(update={"prediction": check})
+    if output_format == "json":
+        text = render_json(report)
+    elif output_format == "sarif":
+        text = render_sarif(report, default_file=shown)
+    elif output_format == "md":
+        text = render_lint_markdown(report)
+    else:
+        text = render_text(report)
+    return text, report.failed
+
+
+def _probe(config: Config, catalog: Catalog) -> list[ProbeResult]:
+    raise click.UsageError("--probe is not available yet")

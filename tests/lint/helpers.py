@@ -35,7 +35,7 @@ def tool(
     output_schema: dict[str, Any] | None = None,
     index: int = 0,
 ) -> dict[str, Any]:
-    """One tools/list entry; ``params`` maps a name to a JSON Schema (a string is a bare type + description)."""
+    """One tools/list entry; ``params``: name → JSON Schema (a string: that type, with a description)."""
     if schema is None:
         properties = {
             key: {"type": value, "description": f"The {key}."} if isinstance(value, str) else value

@@ -213,7 +213,8 @@ FIRES: dict[str, Case] = {
             *(
                 tool(
                     f"tool_{name}",
-                    f"This tool is part of the Acme suite of helpers and it {verb} things for you, quickly and safely.",
+                    f"This tool is part of the Acme suite of helpers and it {verb} things for you, "
+                    "quickly and safely.",
                 )
                 for name, verb in (("a", "reads"), ("b", "writes"), ("c", "moves"))
             )

@@ -7,7 +7,6 @@ prediction alike.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -37,8 +36,8 @@ from mcp_evals.providers.tokens import estimate_tokens
 DESCRIPTION_WEIGHT = 0.5
 NAME_WEIGHT = 0.3
 PARAMETER_WEIGHT = 0.2
-# Pairs scoring below this are not kept (only counted, for ranks): they are far from any threshold.
-KEEP_FLOOR = 0.2
+# Descriptions this similar (TF-IDF cosine) are also compared character by character, for near copies.
+COPY_FLOOR = 0.5
 
 
 @dataclass(frozen=True)
@@ -73,7 +72,7 @@ class NearName:
 
 @dataclass
 class PairAnalysis:
-    """Every pair of tools compared: those worth reporting kept, every score counted for ranks."""
+    """Every pair of tools compared: those a rule may report kept, every score counted for ranks."""
 
     kept: list[PairScore] = field(default_factory=list)
     near_names: list[NearName] = field(default_factory=list)
@@ -185,74 +184,102 @@ def tool_definition(tool: Tool) -> str:
 
 
 def compare_all(context: LintContext) -> PairAnalysis:
-    """Score every pair of tools; keep the pairs some rule may report."""
+    """Score every pair of tools; keep the pairs some rule may report.
+
+    This is the lint's one quadratic step (124,750 pairs for 500 tools), so the loop works on
+    precomputed sets and dicts, and the costlier checks (edit distance, near-copy descriptions) run
+    only for the few pairs a cheap bound lets through.
+    """
     tools = context.tools
     thresholds = context.thresholds
     vectors = context.tfidf.vectors
+    terms = [frozenset(vector) for vector in vectors]
     names = context.name_parts
     parameters = context.parameter_sets
     word_sets = context.word_sets
-    wire = [tool.wire_name for tool in tools]
-    lowered = [name.lower() for name in wire]
+    lowered = [tool.wire_name.lower() for tool in tools]
+    lengths = [len(name) for name in lowered]
     name_bigrams = [bigrams(name) for name in lowered]
-    descriptions = [" ".join(tool.description.lower().split()) for tool in tools]
+    trigrams = [character_trigrams(tool.description) for tool in tools]
     distance = thresholds.name_distance
+    keep_floor = thresholds.confusable_pair
+    overlap_floor = thresholds.vocabulary_overlap
+    similar_floor = thresholds.description_similarity
     analysis = PairAnalysis()
-    floor = min(KEEP_FLOOR, thresholds.confusable_pair)
+    scores = analysis.scores
+    raw: list[tuple[int, int, float, float, float, float, float]] = []
     for i in range(len(tools)):
-        vector_i, names_i, params_i, words_i = vectors[i], names[i], parameters[i], word_sets[i]
+        vector_i, terms_i, names_i, params_i, words_i = (
+            vectors[i],
+            terms[i],
+            names[i],
+            parameters[i],
+            word_sets[i],
+        )
+        length_i, grams_i = lengths[i], name_bigrams[i]
         for j in range(i + 1, len(tools)):
-            description = cosine(vector_i, vectors[j]) if vector_i and vectors[j] else 0.0
-            name = jaccard(names_i, names[j])
-            reason = _near_name(lowered[i], lowered[j], name_bigrams[i], name_bigrams[j], distance)
-            if reason is None and names_i and names_i == names[j]:
-                reason = "the same words once synonyms and plurals are merged"
-            if reason is not None:
+            common = terms_i & terms[j]
+            if common:
+                vector_j = vectors[j]
+                description = sum([vector_i[term] * vector_j[term] for term in common])
+            else:
+                description = 0.0
+            shared = len(names_i & names[j])
+            name = shared / (len(names_i) + len(names[j]) - shared) if shared else 0.0
+            near = None
+            if (
+                abs(length_i - lengths[j]) <= distance
+                and min(length_i, lengths[j]) > 4
+                and len(grams_i & name_bigrams[j]) >= max(len(grams_i), len(name_bigrams[j])) - 2 * distance
+            ):
+                near = _near_name(lowered[i], lowered[j], distance)
+            if near is None and name == 1.0:
+                near = "the same words once synonyms and plurals are merged"
+            if near is not None:
                 name = 1.0
-                analysis.near_names.append(NearName((tools[i].name, tools[j].name), reason))
-            params = jaccard(params_i, parameters[j])
+                analysis.near_names.append(NearName((tools[i].name, tools[j].name), near))
+            shared = len(params_i & parameters[j])
+            params = shared / (len(params_i) + len(parameters[j]) - shared) if shared else 0.0
             score = DESCRIPTION_WEIGHT * description + NAME_WEIGHT * name + PARAMETER_WEIGHT * params
-            analysis.scores.append(score)
-            overlap = jaccard(words_i, word_sets[j])
-            if description >= 0.5 and descriptions[i] and descriptions[j]:
-                similar = _char_similarity(descriptions[i], descriptions[j], thresholds.near_identical)
-                if similar is not None:
-                    analysis.near_identical[(tools[i].name, tools[j].name)] = similar
-            if score >= floor or description >= thresholds.description_similarity or overlap > 0.5:
-                terms = tuple(context.surface.get(term, term) for term in shared_terms(vector_i, vectors[j]))
-                analysis.kept.append(
-                    PairScore(
-                        tools=(tools[i].name, tools[j].name),
-                        score=round(score, 4),
-                        description=round(description, 4),
-                        name=round(name, 4),
-                        parameters=round(params, 4),
-                        overlap=round(overlap, 4),
-                        terms=terms,
-                        cross_server=tools[i].server != tools[j].server,
-                    )
-                )
-    analysis.scores.sort(reverse=True)
+            scores.append(score)
+            if score >= keep_floor or description >= similar_floor or description >= COPY_FLOOR:
+                raw.append((i, j, score, description, name, params, jaccard(words_i, word_sets[j])))
+            elif common:
+                overlap = jaccard(words_i, word_sets[j])
+                if overlap > overlap_floor:
+                    raw.append((i, j, score, description, name, params, overlap))
+    for i, j, score, description, name, params, overlap in raw:
+        copy = jaccard(trigrams[i], trigrams[j]) if description >= COPY_FLOOR else 0.0
+        if copy >= thresholds.near_identical:
+            analysis.near_identical[(tools[i].name, tools[j].name)] = copy
+        elif score < keep_floor and description < similar_floor and overlap <= overlap_floor:
+            continue
+        analysis.kept.append(
+            PairScore(
+                tools=(tools[i].name, tools[j].name),
+                score=round(score, 4),
+                description=round(description, 4),
+                name=round(name, 4),
+                parameters=round(params, 4),
+                overlap=round(overlap, 4),
+                terms=tuple(context.surface.get(term, term) for term in shared_terms(vectors[i], vectors[j])),
+                cross_server=tools[i].server != tools[j].server,
+            )
+        )
+    scores.sort(reverse=True)
     analysis.kept.sort(key=lambda pair: (-pair.score, pair.tools))
     return analysis
 
 
-def _near_name(a: str, b: str, grams_a: frozenset[str], grams_b: frozenset[str], limit: int) -> str | None:
+def character_trigrams(text: str) -> frozenset[str]:
+    """The three-character pieces of a text (case and spacing ignored): near copies share nearly all."""
+    flat = " ".join(text.lower().split())
+    return frozenset(flat[index : index + 3] for index in range(max(len(flat) - 2, 0)))
+
+
+def _near_name(a: str, b: str, limit: int) -> str | None:
     """Why two (lower-cased) names are near-duplicates by spelling, or None."""
-    if min(len(a), len(b)) <= 4 or abs(len(a) - len(b)) > limit:
-        return None
-    # An edit touches at most two bigrams: names within `limit` edits share most of theirs.
-    if len(grams_a & grams_b) < max(len(grams_a), len(grams_b)) - 2 * limit:
-        return None
     found = levenshtein(a, b, limit)
     if found > limit:
         return None
     return f"{found} edit{'s' if found != 1 else ''} apart"
-
-
-def _char_similarity(a: str, b: str, floor: float) -> float | None:
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
-        return None
-    ratio = matcher.ratio()
-    return ratio if ratio >= floor else None

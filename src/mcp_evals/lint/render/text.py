@@ -98,6 +98,4 @@ def render_text(report: LintReport) -> str:
 
 def render_json(report: LintReport) -> str:
     """The whole report as JSON (``LintReport.model_validate_json`` reads it back)."""
-    document = report.model_dump(mode="json")
-    document["failed"] = report.failed
-    return json.dumps(document, indent=2, ensure_ascii=False)
+    return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False)

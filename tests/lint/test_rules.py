@@ -309,7 +309,12 @@ QUIET: dict[str, Case] = {
     "D002": Case(lambda: distinct("get_user")),
     "D003": Case(lambda: catalog(tool("get_customer", LONG * 3))),
     "D004": Case(
-        lambda: catalog(tool("get_customer", "Returns the customer with their plan; tokens are masked."))
+        lambda: catalog(
+            tool(
+                "get_customer",
+                "Returns the customer with their plan; a placeholder in a template is filled in.",
+            )
+        )
     ),
     "D005": Case(lambda: distinct("create_entities", "create_relations")),
     "D006": Case(

@@ -3,7 +3,7 @@
 #
 # Deliberately thin. The inputs arrive as INPUT_<NAME> with hyphens kept (INPUT_ANTHROPIC-API-KEY),
 # which bash cannot read as variables, so the steps that read them are `mcp-evals action …` (Python,
-# src/mcp_evals/action/steps.py). The order is the contract:
+# src/mcp_evals/action/). The order is the contract:
 #   1. prepare  ::add-mask:: for every key and token, before anything else is printed; then the
 #               `build` input, in an environment with no API key and no GitHub token
 #   2. run      the mcp-evals commands for the mode (only the eval process gets the key), then the job

@@ -37,11 +37,13 @@ from fake_anthropic import API_KEY, FakeAnthropic  # noqa: E402
 from mcp_evals.catalog.model import Catalog, ServerInfo, Tool  # noqa: E402
 from mcp_evals.catalog.snapshot import write_snapshot  # noqa: E402
 from mcp_evals.fixtures.model import Fixture  # noqa: E402
-from mcp_evals.providers import AnthropicProvider, ProviderSettings, Secret  # noqa: E402
+from mcp_evals.providers.anthropic import AnthropicProvider  # noqa: E402
+from mcp_evals.providers.base import ProviderSettings, Secret  # noqa: E402
 from mcp_evals.providers.pricing import find_price  # noqa: E402
 from mcp_evals.record.model import Usage  # noqa: E402
 from mcp_evals.record.read import read_results  # noqa: E402
-from mcp_evals.run.runner import RetryPolicy, RunSettings, run_eval  # noqa: E402
+from mcp_evals.run.retry import RetryPolicy  # noqa: E402
+from mcp_evals.run.runner import RunSettings, run_eval  # noqa: E402
 
 AREAS = ["tickets", "customers", "billing", "knowledge", "team", "reports"]
 VERBS = ["search", "get", "list", "create", "update", "delete", "assign", "export", "archive", "merge"]

@@ -17,7 +17,6 @@ PUBLIC = {
     "InputFileError",
     "McpEvalsError",
     "Problem",
-    "ProviderError",
     "ServerConfig",
     "ServerError",
     "ServerInfo",
@@ -35,6 +34,7 @@ PUBLIC = {
     "CatalogDiff",
     "FixtureResult",
     "GateDecision",
+    "ReportFiles",
     "ReportOutcome",
     "Results",
     "RunHeader",
@@ -85,6 +85,5 @@ def test_the_api_validates_a_project_in_a_few_lines(tmp_path: Path, monkeypatch:
             mcp_evals.ConfigError,
             mcp_evals.InputFileError,
             mcp_evals.ServerError,
-            mcp_evals.ProviderError,
         )
     )

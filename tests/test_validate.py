@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from mcp_evals import Problem, ValidationOptions, validate_fixtures
 from mcp_evals.catalog.model import Tool
 from mcp_evals.fixtures.model import Fixture, SourceLocation
-from mcp_evals.fixtures.validate import _SchemaChecks, coverage, has_errors, locate_in_config, normalize_query
+from mcp_evals.fixtures.validate import coverage, has_errors, locate_in_config, normalize_query
+from mcp_evals.fixtures.validate.schema_check import SchemaChecks
 from validate_helpers import AREAS, catalog_of, helpdesk_catalog, wire_tool
 
 CATALOG = helpdesk_catalog()
@@ -469,7 +470,7 @@ def test_the_fast_type_check_never_accepts_what_jsonschema_rejects(
     tool = Tool(
         name="t", server="s", wire_name="t", input_schema={"type": "object", "properties": {"p": schema}}
     )
-    checks = _SchemaChecks()
+    checks = SchemaChecks()
     if checks.surely_valid(tool, "p", value):
         assert not list(jsonschema.Draft202012Validator(schema).iter_errors(value))
     # and the answer given to users is jsonschema's either way

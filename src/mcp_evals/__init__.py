@@ -21,11 +21,11 @@ if TYPE_CHECKING:
     from mcp_evals.catalog.snapshot import load_catalog
     from mcp_evals.config.load import load_config
     from mcp_evals.config.model import Config, ServerConfig, ValidationOptions
-    from mcp_evals.errors import ConfigError, InputFileError, McpEvalsError, ProviderError, ServerError
+    from mcp_evals.errors import ConfigError, InputFileError, McpEvalsError, ServerError
     from mcp_evals.fixtures.load import load_fixtures
     from mcp_evals.fixtures.model import Fixture
     from mcp_evals.fixtures.validate import Problem, validate_fixtures
-    from mcp_evals.output.reports import ReportOutcome, write_reports
+    from mcp_evals.output.reports import ReportFiles, ReportOutcome, write_reports
     from mcp_evals.record.model import FixtureResult, RunHeader
     from mcp_evals.record.read import Results, read_results
     from mcp_evals.report import render_html, render_json, render_junit, render_markdown
@@ -54,12 +54,12 @@ _LAZY = {
     "ConfigError": "errors",
     "InputFileError": "errors",
     "McpEvalsError": "errors",
-    "ProviderError": "errors",
     "ServerError": "errors",
     "load_fixtures": "fixtures.load",
     "Fixture": "fixtures.model",
     "Problem": "fixtures.validate",
     "validate_fixtures": "fixtures.validate",
+    "ReportFiles": "output.reports",
     "ReportOutcome": "output.reports",
     "write_reports": "output.reports",
     "FixtureResult": "record.model",
@@ -100,7 +100,7 @@ __all__ = [
     "InputFileError",
     "McpEvalsError",
     "Problem",
-    "ProviderError",
+    "ReportFiles",
     "ReportOutcome",
     "Results",
     "RunHeader",

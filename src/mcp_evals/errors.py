@@ -7,8 +7,10 @@ anything else escaping is a bug and shows a traceback.
     McpEvalsError                 exit 3 unless said otherwise
     ├── ConfigError               the config file or a flag is wrong
     ├── InputFileError            a fixture, snapshot or results file cannot be read or parsed
-    ├── ServerError               an MCP server could not be started, reached or listed
-    └── ProviderError             a model API answered with something we cannot use (see providers)
+    └── ServerError               an MCP server could not be started, reached or listed
+
+A model API's failures are not in this tree: they are ``providers.base.ProviderFailure``s, which the
+runner records as dropouts (never a crash, never a wrong answer).
 """
 
 from __future__ import annotations
@@ -64,7 +66,3 @@ class ServerError(McpEvalsError):
         super().__init__(text, hint=hint)
         self.server = server
         self.stderr_tail = stderr_tail
-
-
-class ProviderError(McpEvalsError):
-    """A model provider failed in a way the runner cannot recover from."""

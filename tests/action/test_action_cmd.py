@@ -1,4 +1,4 @@
-"""Pieces of `mcp-evals action` (cli/action_cmd.py) that read best on their own."""
+"""Pieces of `mcp-evals action` (action/steps.py) that read best on their own."""
 
 from __future__ import annotations
 
@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from mcp_evals.action.steps import problem_line, run_build
+from mcp_evals.action.build import run_build
+from mcp_evals.fixtures.validate import Problem
+
+
+def problem_line(problem: dict[str, object]) -> str:
+    """What `action run` prints for a problem of `validate --format json`."""
+    return Problem.model_validate(problem).log_line()
 
 
 def test_a_validation_problem_is_one_log_line_that_is_never_a_command() -> None:
@@ -14,7 +20,8 @@ def test_a_validation_problem_is_one_log_line_that_is_never_a_command() -> None:
     assert problem_line({**located, "message": "x"}) == "fixtures/a.yaml:4: error [unknown-tool] x"
     loose = {"severity": "warning", "rule": "uncovered-tool", "message": "tool `a::add-mask::b`\nhas none"}
     line = problem_line(loose)
-    assert line == "warning [uncovered-tool] tool `a::add-mask::b` has none"
+    assert line == "warning [uncovered-tool] tool `a::add-mask::b`\\nhas none"
+    assert len(line.splitlines()) == 1
     assert not line.startswith("::")
 
 

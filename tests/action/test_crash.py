@@ -8,7 +8,7 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
-from mcp_evals.action.steps import EXIT_CRASH, guarded
+from mcp_evals.action.crash import EXIT_CRASH, guarded
 from mcp_evals.errors import ConfigError
 
 from . import events

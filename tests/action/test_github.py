@@ -13,7 +13,7 @@ from mcp_evals.errors import ConfigError
 from mcp_evals.github import (
     COMMENT_LIMIT,
     SUMMARY_LIMIT,
-    CommentOutcome,
+    CommentResult,
     Event,
     GitHubApi,
     append_summary,
@@ -206,7 +206,7 @@ def test_events_read_like_the_runner_writes_them(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------------ sticky comment
 
 
-def post(fake: FakeGitHub, sections: dict[str, str], number: int = 7, **kwargs: float) -> CommentOutcome:
+def post(fake: FakeGitHub, sections: dict[str, str], number: int = 7, **kwargs: float) -> CommentResult:
     with api(fake, **kwargs) as client:
         return post_sticky_comment(
             client, REPO, number, marker=MARKER, title="### mcp-evals", sections=sections

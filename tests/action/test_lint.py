@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from mcp_evals import github
-from mcp_evals.action import steps as action_cmd
+from mcp_evals.action import context
+from mcp_evals.action import run as action_run
 from mcp_evals.github import input_variable
 
 from .conftest import REPO_ROOT
@@ -141,9 +142,9 @@ def test_every_input_is_documented_with_its_default_and_read_by_the_action() -> 
 def test_the_outputs_are_the_ones_the_action_writes() -> None:
     outputs = set(load(ACTION)["outputs"])
     assert outputs == {"decision", "top1", "score", "preliminary", "exit-code", "report-path", "comment-url"}
-    step = action_cmd.Step.__new__(action_cmd.Step)
+    step = context.Step.__new__(context.Step)
     step.workspace = REPO_ROOT
-    written = action_cmd._outputs(step, [], 0, REPO_ROOT / "report.md", "")
+    written = action_run._outputs(step, [], 0, REPO_ROOT / "report.md", "")
     assert set(written) == outputs
 
 

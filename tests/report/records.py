@@ -46,7 +46,7 @@ def header(
         started_at=STARTED,
         provider=provider,  # type: ignore[arg-type]
         model=model,
-        baseline_only=provider == "lexical",
+        lexical=provider == "lexical",
         catalog=cat,
         catalog_hash=cat.hash,
         fixtures=fixtures,

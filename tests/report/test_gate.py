@@ -72,7 +72,7 @@ def _run_gate(**overrides: object) -> GateDecision:
         "tool_count": 10,
         "area_accuracy": {"billing": 0.75, "tickets": 0.5},
         "preliminary": False,
-        "baseline_only": False,
+        "lexical": False,
     }
     arguments.update(overrides)
     return gate_for_run(**arguments)  # type: ignore[arg-type]
@@ -89,7 +89,7 @@ def test_preliminary_and_lexical_runs_never_fail() -> None:
     preliminary = _run_gate(preliminary=True, options=GateOptions(fail_on=["deprioritize_refactor"]))
     assert not preliminary.fails and not preliminary.authoritative
     assert "PRELIMINARY" in (preliminary.advisory_reason or "")
-    lexical = _run_gate(baseline_only=True, top1=0.1, options=GateOptions(fail_on=["remediate"]))
+    lexical = _run_gate(lexical=True, top1=0.1, options=GateOptions(fail_on=["remediate"]))
     assert lexical.decision == "remediate" and not lexical.fails
     assert "lexical baseline" in (lexical.advisory_reason or "")
 

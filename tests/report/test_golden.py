@@ -61,7 +61,7 @@ def test_preliminary_run_with_samples(golden: CheckGolden) -> None:
 def test_lexical_baseline(golden: CheckGolden) -> None:
     results = helpdesk_results()
     results.header = results.header.model_copy(
-        update={"provider": "lexical", "model": "bm25", "baseline_only": True}
+        update={"provider": "lexical", "model": "bm25", "lexical": True}
     )
     golden("helpdesk-lexical.md", render_markdown(score_results(results)))
 
@@ -76,7 +76,7 @@ def test_html_shows_the_minimum_column_only_with_area_minimums() -> None:
 def test_junit_of_the_lexical_baseline_fails_nothing() -> None:
     results = helpdesk_results()
     results.header = results.header.model_copy(
-        update={"provider": "lexical", "model": "bm25", "baseline_only": True}
+        update={"provider": "lexical", "model": "bm25", "lexical": True}
     )
     root = ET.fromstring(render_junit(score_results(results)))
     suite = root.find("testsuite")

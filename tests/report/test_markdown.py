@@ -78,7 +78,7 @@ def lexical_results() -> Results:
         update={
             "provider": "lexical",
             "model": "bm25",
-            "baseline_only": True,
+            "lexical": True,
             "notes": ["lexical baseline (BM25 over tool names and descriptions, not a model): advisory"],
         }
     )

@@ -181,10 +181,10 @@ def test_a_tie_between_samples_reports_the_worse_outcome() -> None:
 def test_lexical_baseline_is_labelled_and_never_gates() -> None:
     results = helpdesk_results()
     results.header = results.header.model_copy(
-        update={"provider": "lexical", "model": "bm25", "baseline_only": True}
+        update={"provider": "lexical", "model": "bm25", "lexical": True}
     )
     scorecard = score_results(results)
-    assert scorecard.run.baseline_only
+    assert scorecard.run.lexical
     assert scorecard.gate.decision == "remediate"
     assert not scorecard.gate.authoritative and not scorecard.gate.fails
 

@@ -12,17 +12,11 @@ import pytest
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers import (
-    AnthropicProvider,
-    Job,
-    LexicalProvider,
-    OpenAIProvider,
-    ProviderFailure,
-    ProviderSettings,
-    Secret,
-    parse_retry_after,
-)
-from mcp_evals.providers.base import ONE_TOOL_INSTRUCTION
+from mcp_evals.http_headers import parse_retry_after
+from mcp_evals.providers.anthropic import AnthropicProvider
+from mcp_evals.providers.base import ONE_TOOL_INSTRUCTION, Job, ProviderFailure, ProviderSettings, Secret
+from mcp_evals.providers.lexical import LexicalProvider
+from mcp_evals.providers.openai import OpenAIProvider
 
 from .fake_anthropic import API_KEY, Call, FakeAnthropic, Text
 from .fake_openai import FakeOpenAI, RawArguments
@@ -426,7 +420,7 @@ def test_openai_errors_are_classified(status: int, error: dict[str, str], expect
 
 def test_the_lexical_baseline_picks_by_words_and_refuses_below_its_threshold() -> None:
     provider = LexicalProvider(ProviderSettings(model="bm25", lexical_threshold=1.0), small_catalog(), SYSTEM)
-    assert provider.baseline_only and not provider.uses_network
+    assert provider.lexical and not provider.uses_network
     found = anyio.run(provider.answer, Job(SELECT), None)
     assert [call.name for call in found.calls] == ["tickets.search"]
     assert found.text.startswith("lexical baseline:")

@@ -25,7 +25,7 @@ def test_without_any_key_the_run_is_the_lexical_baseline(
     result = cli("run", "--config", project.config, "--results", project.results)
     assert result.code == 0, result.err
     header = read_results(project.results).header
-    assert header.provider == "lexical" and header.baseline_only and header.model == "bm25"
+    assert header.provider == "lexical" and header.lexical and header.model == "bm25"
     assert "lexical baseline" in result.out and "lexical baseline" in result.err
     assert len(read_results(project.results).results) == 56
 
@@ -372,7 +372,7 @@ def test_a_replayed_lexical_baseline_is_still_a_baseline(
         replayed,
     )
     assert result.code == 0, result.err
-    assert read_results(replayed).header.baseline_only
+    assert read_results(replayed).header.lexical
 
 
 def test_exit_codes_gate_failure_is_1_preliminary_wins_and_the_baseline_never_gates(

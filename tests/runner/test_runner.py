@@ -13,20 +13,16 @@ import pytest
 
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers import AnthropicProvider, OpenAIProvider, Provider, ProviderSettings, Secret
+from mcp_evals.providers.anthropic import AnthropicProvider
+from mcp_evals.providers.base import Provider, ProviderSettings, Secret
+from mcp_evals.providers.openai import OpenAIProvider
 from mcp_evals.providers.pricing import find_price
 from mcp_evals.record.model import FixtureResult
 from mcp_evals.record.read import read_results
+from mcp_evals.run.plan import plan_fixtures, shard_fixtures
 from mcp_evals.run.progress import Progress
-from mcp_evals.run.runner import (
-    AdaptiveLimiter,
-    RetryPolicy,
-    RunOutcome,
-    RunSettings,
-    plan_fixtures,
-    run_eval,
-    shard_fixtures,
-)
+from mcp_evals.run.retry import AdaptiveLimiter, RetryPolicy
+from mcp_evals.run.runner import RunSettings, RunSummary, run_eval
 from mcp_evals.score import score_results
 
 from .fake_anthropic import FakeAnthropic
@@ -38,7 +34,7 @@ FAST = RetryPolicy(max_attempts=4, max_wait=0.05, initial_backoff=0.005, max_bac
 
 @dataclass
 class Run:
-    outcome: RunOutcome
+    outcome: RunSummary
     results: list[FixtureResult]
     path: Path
     stderr: str

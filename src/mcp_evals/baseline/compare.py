@@ -27,6 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from mcp_evals.config.model import BaselineOptions, ScoringOptions
 from mcp_evals.record.model import SamplingSettings, now_iso
 from mcp_evals.score import Scorecard
+from mcp_evals.strict import StrictModel
+from mcp_evals.wording import plural
 
 BASELINE_FORMAT: Literal["mcp-evals.baseline"] = "mcp-evals.baseline"
 BASELINE_SCHEMA_VERSION: Literal[1] = 1
@@ -42,11 +44,7 @@ VERDICT_LABELS: dict[str, str] = {
 }
 
 
-class BaselineModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Fingerprint(BaselineModel):
+class Fingerprint(StrictModel):
     """What must match for two runs to be compared (the catalog may differ: that is the point)."""
 
     catalog_hash: str
@@ -59,7 +57,7 @@ class Fingerprint(BaselineModel):
     scoring: ScoringOptions
 
 
-class BaselineScores(BaselineModel):
+class BaselineScores(StrictModel):
     top1: float | None = None
     top_k: float | None = None
     accuracy: float | None = None
@@ -70,13 +68,13 @@ class BaselineScores(BaselineModel):
     coverage: float | None = None
 
 
-class BaselineFixture(BaselineModel):
+class BaselineFixture(StrictModel):
     outcome: str
     passed: bool | None
     score: float | None
 
 
-class Baseline(BaselineModel):
+class Baseline(StrictModel):
     """The contents of ``evals/baseline.json``."""
 
     format: Literal["mcp-evals.baseline"] = BASELINE_FORMAT
@@ -91,13 +89,13 @@ class Baseline(BaselineModel):
     fixtures: dict[str, BaselineFixture]
 
 
-class FingerprintDifference(BaselineModel):
+class FingerprintDifference(StrictModel):
     field: str
     baseline: str
     current: str
 
 
-class FixtureChange(BaselineModel):
+class FixtureChange(StrictModel):
     id: str
     before: str
     after: str
@@ -105,7 +103,7 @@ class FixtureChange(BaselineModel):
     after_score: float | None = None
 
 
-class CatalogChanges(BaselineModel):
+class CatalogChanges(StrictModel):
     added: list[str] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
     changed: list[str] = Field(default_factory=list)
@@ -115,13 +113,17 @@ class CatalogChanges(BaselineModel):
         return bool(self.added or self.removed or self.changed)
 
 
-class BaselineComparison(BaselineModel):
+class BaselineComparison(StrictModel):
     """A run compared with the accepted baseline."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
 
     verdict: Verdict
     message: str
     fails: bool = Field(False, description="True when this comparison fails the job (exit 1).")
-    advisory: bool = Field(False, description="True for the lexical baseline: shown, never fails.")
+    lexical: bool = Field(
+        False, alias="advisory", description="True for the lexical baseline: shown, never fails."
+    )
     baseline_path: str | None = None
     accepted_at: str
     baseline_run_id: str
@@ -234,10 +236,6 @@ def _drop_points(drop: float, tolerance: float) -> str:
     return text
 
 
-def _plural(count: int, word: str, plural: str | None = None) -> str:
-    return f"{count} {word if count == 1 else (plural or word + 's')}"
-
-
 def compare_with_baseline(
     scorecard: Scorecard,
     baseline: Baseline,
@@ -255,7 +253,7 @@ def compare_with_baseline(
         baseline_path=baseline_path,
         max_drop_pp=options.max_drop_pp,
         alpha=options.alpha,
-        advisory=scorecard.run.baseline_only,
+        lexical=scorecard.run.lexical,
         catalog=catalog_changes(baseline.tools, scorecard.run.tool_hashes),
     )
     differences = fingerprint_differences(baseline.fingerprint, fingerprint(scorecard))
@@ -292,13 +290,13 @@ def compare_with_baseline(
         elif fixture.passed and not before.passed:
             fixes.append(change)
     paired = len(before_scores)
-    counts = f"{_plural(len(regressions), 'regression')}, {_plural(len(fixes), 'fix', 'fixes')}"
+    counts = f"{plural(len(regressions), 'regression')}, {plural(len(fixes), 'fix', 'fixes')}"
     if paired == 0:
         return base.model_copy(
             update={
                 "verdict": "insufficient_data",
                 "message": "Insufficient data: no fixture was reached in both this run and the baseline.",
-                "fails": options.fail_on_insufficient_data and not scorecard.run.baseline_only,
+                "fails": options.fail_on_insufficient_data and not scorecard.run.lexical,
             }
         )
     baseline_score = sum(before_scores) / paired
@@ -308,7 +306,7 @@ def compare_with_baseline(
     dropped = _drop_points(drop, options.max_drop_pp)
     digits = len(dropped.partition(".")[2])  # the scores as precise as the drop they explain
     movement = f"{baseline_score:.{digits}f} → {current_score:.{digits}f}"
-    movement += f" on {_plural(paired, 'fixture')} in both runs"
+    movement += f" on {plural(paired, 'fixture')} in both runs"
     if drop > options.max_drop_pp + _EPSILON:
         if p_value < options.alpha:
             verdict: Verdict = "regression"
@@ -317,7 +315,7 @@ def compare_with_baseline(
                 f"{options.max_drop_pp:g}-point tolerance, and McNemar's exact test says it is not noise "
                 f"(p = {p_value:.3g} < {options.alpha:g}; {counts})."
             )
-            fails = not scorecard.run.baseline_only
+            fails = not scorecard.run.lexical
         else:
             verdict = "insufficient_data"
             message = (
@@ -326,7 +324,7 @@ def compare_with_baseline(
                 f"noise (p = {p_value:.3g} ≥ {options.alpha:g}; {counts}). "
                 "Not a pass: add fixtures or samples."
             )
-            fails = options.fail_on_insufficient_data and not scorecard.run.baseline_only
+            fails = options.fail_on_insufficient_data and not scorecard.run.lexical
     elif fixes and current_score > baseline_score + _EPSILON:
         verdict, fails = "fixes", False
         message = f"Fixes: the score rose {-drop:.1f} points ({movement}; {counts})."

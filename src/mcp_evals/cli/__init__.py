@@ -60,8 +60,7 @@ def cli(ctx: click.Context, debug: bool) -> None:
     Exit codes: 0 ok · 1 a check or gate failed · 2 PRELIMINARY run (some fixtures never
     reached the model) · 3 bad input, config or usage.
     """
-    ctx.ensure_object(dict)
-    ctx.obj["debug"] = debug
+    # `--debug` is read by `main` before click parses anything (an error may come from parsing).
 
 
 def show_click_error(error: click.ClickException) -> None:

@@ -9,7 +9,10 @@ import os
 
 import click
 
-from mcp_evals.action.steps import guarded, hand_back, run_action, run_build, say
+from mcp_evals.action.build import hand_back, run_build
+from mcp_evals.action.context import say
+from mcp_evals.action.crash import guarded
+from mcp_evals.action.run import run_action
 from mcp_evals.github import mask_commands
 
 

@@ -74,11 +74,7 @@ def accept(
     write_baseline(accepted, path)
     score = "n/a" if accepted.scores.score is None else f"{accepted.scores.score:.1f}"
     top1 = "n/a" if accepted.scores.top1 is None else f"{accepted.scores.top1 * 100:.1f}%"
-    who = (
-        "lexical baseline"
-        if scorecard.run.baseline_only
-        else f"{scorecard.run.provider}/{scorecard.run.model}"
-    )
+    who = "lexical baseline" if scorecard.run.lexical else f"{scorecard.run.provider}/{scorecard.run.model}"
     click.echo(
         f"baseline written to {path}: {plain(who, 120)}, {len(accepted.fixtures)} fixtures, "
         f"top-1 {top1}, score {score}"

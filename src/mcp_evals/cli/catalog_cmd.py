@@ -14,9 +14,9 @@ from mcp_evals.catalog.diff import CatalogDiff, diff_catalogs
 from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
-from mcp_evals.cli.common import config_option, read_config
+from mcp_evals.cli.options import config_option, read_config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK
-from mcp_evals.fixtures.validate import plural
+from mcp_evals.wording import plural
 
 # Server-supplied text goes to a terminal: no escape sequences, no bidi tricks, one line.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

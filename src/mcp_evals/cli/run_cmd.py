@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -19,71 +18,23 @@ import click
 
 from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.cli.common import config_option, read_config
+from mcp_evals.cli.options import config_option, read_config
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_OK, ConfigError, InputFileError
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, locate_in_config, validate_fixtures
-from mcp_evals.providers import PROVIDERS, Provider, ProviderFailure, ProviderSettings, Secret
-from mcp_evals.providers.anthropic import DEFAULT_MODEL as ANTHROPIC_DEFAULT_MODEL
-from mcp_evals.providers.lexical import MODEL_NAME as LEXICAL_MODEL
-from mcp_evals.providers.openai import DEFAULT_MODEL as OPENAI_DEFAULT_MODEL
-from mcp_evals.providers.pricing import Price, find_price, provider_of, require_price
+from mcp_evals.providers.base import Provider, ProviderFailure, ProviderSettings
+from mcp_evals.providers.pricing import Price, find_price, require_price
+from mcp_evals.providers.registry import PROVIDER_NAMES, PROVIDERS, Choice, choose_provider
 from mcp_evals.providers.replay import ReplayProvider
 from mcp_evals.record.read import Results, read_results
 from mcp_evals.run.estimate import count_tokens, describe
+from mcp_evals.run.plan import make_header, plan_fixtures, plan_jobs, run_notes
 from mcp_evals.run.progress import Progress
-from mcp_evals.run.runner import (
-    DEFAULT_RESULTS,
-    ResultsWriter,
-    RetryPolicy,
-    Runner,
-    RunOutcome,
-    RunSettings,
-    make_header,
-    plan_fixtures,
-    plan_jobs,
-    resume_from,
-    run_notes,
-    summarize_dropouts,
-)
-
-PROVIDER_NAMES = ("anthropic", "openai", "lexical", "replay")
-
-
-@dataclass
-class Choice:
-    """The provider to use and why: asked for by name (flag or config), or picked from the keys present."""
-
-    name: str
-    explicit: bool
-    key: Secret | None
-    base_url: str | None
-
-
-def choose_provider(
-    requested: str | None, configured: str | None, environ: Mapping[str, str], model: str | None = None
-) -> Choice:
-    """Flag, else config, else by the keys present, else the lexical baseline.
-
-    With both keys present, the provider of the model asked for (``--model gpt-5.4`` is OpenAI's)
-    wins; otherwise Anthropic, then OpenAI.
-    """
-    name = requested or configured
-    explicit = name is not None
-    if name is None:
-        present = [
-            candidate
-            for candidate in ("anthropic", "openai")
-            if environ.get(PROVIDERS[candidate].key_env_var or "", "").strip()
-        ]
-        preferred = provider_of(model) if model else None
-        name = preferred if preferred in present else (present[0] if present else "lexical")
-    provider_class = PROVIDERS[name]
-    key = Secret.from_environ(environ, provider_class.key_env_var) if provider_class.key_env_var else None
-    base_url = environ.get(provider_class.base_url_env_var or "") if provider_class.base_url_env_var else None
-    return Choice(name=name, explicit=explicit, key=key, base_url=base_url or None)
+from mcp_evals.run.results_file import DEFAULT_RESULTS, ResultsWriter, resume_from
+from mcp_evals.run.retry import RetryPolicy
+from mcp_evals.run.runner import Runner, RunSettings, RunSummary, summarize_dropouts
 
 
 def _env_number(
@@ -110,8 +61,7 @@ def _env_int(environ: Mapping[str, str], name: str, *, at_most: float = math.inf
 
 
 def missing_key_message(choice: Choice) -> str:
-    provider_class = PROVIDERS[choice.name]
-    variable = provider_class.key_env_var
+    variable = choice.entry.key_env_var
     return (
         f"mcp-evals run: skipped: the {choice.name} provider was asked for, but {variable} is not set.\n"
         f"  Set it to run the eval with a model (it is read from the environment only, never logged):\n"
@@ -150,7 +100,9 @@ def finish_run(results_path: Path, config: Config | None) -> int:
     "--provider", type=click.Choice(PROVIDER_NAMES), help="Default: anthropic / openai by key, else lexical."
 )
 @click.option(
-    "--model", help=f"Model id (env EVAL_MODEL; default {ANTHROPIC_DEFAULT_MODEL} / {OPENAI_DEFAULT_MODEL})."
+    "--model",
+    help=f"Model id (env EVAL_MODEL; default {PROVIDERS['anthropic'].default_model} / "
+    f"{PROVIDERS['openai'].default_model}).",
 )
 @click.option(
     "--concurrency", type=click.IntRange(1, 256), help="Requests in flight (env EVAL_CONCURRENCY; default 4)."
@@ -213,9 +165,9 @@ def run(
     options = config.run
     model_asked = model or environ.get("EVAL_MODEL", "").strip() or options.model
     choice = choose_provider(provider, options.provider, environ, model_asked)
-    provider_class = PROVIDERS[choice.name]
+    provider_class = choice.entry.load()
 
-    if provider_class.key_env_var and choice.key is None and not dry:
+    if choice.entry.paid and choice.key is None and not dry:
         endpoint = base_url or choice.base_url or options.base_url or ""
         keyless = choice.name == "openai" and endpoint and "api.openai.com" not in endpoint  # vLLM, Ollama
         if not keyless:
@@ -319,13 +271,13 @@ def run(
         click.echo(f"resume: nothing left to run in {results_path}", err=True)
         return finish_run(results_path, config)
 
-    who = instance.label if instance.baseline_only else f"{instance.name}/{model_name}"
+    who = instance.label if instance.lexical else f"{instance.name}/{model_name}"
     click.echo(
         f"mcp-evals run: {len(planned)} fixtures × {sample_count} sample(s) = {len(jobs)} requests · {who} · "
         f"{len(catalog.tools)} tools · concurrency {workers}" + (" · Message Batches" if batch else ""),
         err=True,
     )
-    writer = ResultsWriter(results_path, header, kept=kept, resume=resume)
+    writer = ResultsWriter(results_path, header, kept=kept)
     runner = Runner(
         instance,
         RunSettings(
@@ -336,7 +288,7 @@ def run(
             batch=batch,
             resume=resume,
             request_deadline=options.timeout * 3,
-            batch_poll_initial=float(environ.get("MCP_EVALS_BATCH_POLL_SECONDS") or 5.0),
+            batch_poll_initial=float(environ.get("MCP_EVALS_BATCH_POLL_SECONDS") or 5.0),  # docs/running.md
         ),
         writer,
         progress=Progress(len(jobs), label="mcp-evals"),
@@ -347,7 +299,7 @@ def run(
         outcome = anyio.run(runner.run, jobs)
     except KeyboardInterrupt:
         click.echo(
-            f"mcp-evals run: interrupted; the {runner.outcome.finished} answers finished are kept in "
+            f"mcp-evals run: interrupted; the {runner.summary.finished} answers finished are kept in "
             f"{results_path}: `mcp-evals run --resume` runs the rest",
             err=True,
         )
@@ -357,11 +309,10 @@ def run(
 
 
 def _model(provider: str, asked: str | None, replay: Results | None) -> str:
-    if provider == "lexical":
-        return LEXICAL_MODEL
     if replay is not None:
         return replay.header.model
-    return asked or (ANTHROPIC_DEFAULT_MODEL if provider == "anthropic" else OPENAI_DEFAULT_MODEL)
+    default = PROVIDERS[provider].default_model or ""
+    return default if provider == "lexical" else asked or default
 
 
 def _make_provider(
@@ -377,7 +328,7 @@ def _make_provider(
         return ReplayProvider(
             settings, catalog, system_prompt, source=replay_source, source_path=str(replay_from)
         )
-    return PROVIDERS[name](settings, catalog, system_prompt)
+    return PROVIDERS[name].load()(settings, catalog, system_prompt)
 
 
 def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -> None:
@@ -409,7 +360,7 @@ def _notes(
     return run_notes(provider, price, batch=batch, replayed=replayed)
 
 
-def _report_outcome(outcome: RunOutcome, results_path: Path, priced: bool) -> None:
+def _report_outcome(outcome: RunSummary, results_path: Path, priced: bool) -> None:
     parts = [
         f"{outcome.reached}/{outcome.planned} reached",
         f"dropouts: {summarize_dropouts(outcome)}",

@@ -12,19 +12,19 @@ import click
 from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog
-from mcp_evals.cli.common import config_option, read_config
+from mcp_evals.cli.options import config_option, read_config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, McpEvalsError
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.validate import (
-    Coverage,
+    FixtureCoverage,
     Problem,
     coverage,
     has_errors,
     locate_in_config,
-    plural,
     validate_fixtures,
 )
 from mcp_evals.github.workflow_commands import annotation, in_github_actions
+from mcp_evals.wording import plural
 
 
 def _shown(path: Path) -> str:
@@ -34,23 +34,15 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-def _one_line(text: str) -> str:
-    # Untrusted text (ids, queries, server tool names) must not start a line of its own: in a CI log
-    # a line beginning with "::" is a workflow command.
-    return text.replace("\r", "\\r").replace("\n", "\\n")
-
-
 _SEVERITY_COLOURS = {"error": "red", "warning": "yellow"}
 
 
 def _problem_line(problem: Problem) -> str:
     # The severity is coloured; click.echo drops the colour when the output is no terminal (CI logs).
-    place = f"{problem.location}: " if problem.location else ""
-    severity = click.style(problem.severity, fg=_SEVERITY_COLOURS[problem.severity], bold=True)
-    return _one_line(f"{place}{severity} [{problem.rule}] {problem.message}")
+    return problem.log_line(lambda severity: click.style(severity, fg=_SEVERITY_COLOURS[severity], bold=True))
 
 
-def summary_line(cover: Coverage, problems: list[Problem]) -> str:
+def summary_line(cover: FixtureCoverage, problems: list[Problem]) -> str:
     errors = sum(1 for problem in problems if problem.severity == "error")
     warnings = len(problems) - errors
     kinds = ", ".join(
@@ -69,12 +61,12 @@ def summary_line(cover: Coverage, problems: list[Problem]) -> str:
     return f"{verdict} " + " · ".join(parts)
 
 
-def render_text(problems: list[Problem], cover: Coverage) -> str:
+def render_text(problems: list[Problem], cover: FixtureCoverage) -> str:
     """One line per problem (``str(problem)`` once unstyled), then the summary; coloured for a terminal."""
     return "\n".join([*(_problem_line(problem) for problem in problems), summary_line(cover, problems)])
 
 
-def validation_document(problems: list[Problem], cover: Coverage, catalog: Catalog) -> dict[str, Any]:
+def validation_document(problems: list[Problem], cover: FixtureCoverage, catalog: Catalog) -> dict[str, Any]:
     """What `--format json` prints, and what `--format md` (and the GitHub Action) render."""
     return {
         "ok": not has_errors(problems),
@@ -86,11 +78,11 @@ def validation_document(problems: list[Problem], cover: Coverage, catalog: Catal
     }
 
 
-def render_json(problems: list[Problem], cover: Coverage, catalog: Catalog) -> str:
+def render_json(problems: list[Problem], cover: FixtureCoverage, catalog: Catalog) -> str:
     return json.dumps(validation_document(problems, cover, catalog), indent=2, ensure_ascii=False)
 
 
-def render_markdown(problems: list[Problem], cover: Coverage, catalog: Catalog) -> str:
+def render_markdown(problems: list[Problem], cover: FixtureCoverage, catalog: Catalog) -> str:
     """The Markdown the GitHub Action shows for a validate run (within a PR comment's size)."""
     from mcp_evals.report.validation import render_validation_markdown  # only this format needs the reports
 

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import (
-    BaseModel,
     ConfigDict,
     Field,
     PrivateAttr,
@@ -20,6 +19,7 @@ from pydantic import (
 
 from mcp_evals.config.variables import unset_variables
 from mcp_evals.errors import ConfigError, where
+from mcp_evals.strict import StrictModel as StrictModel  # the strict base, re-exported for config sections
 
 DEFAULT_CONFIG_NAME = "mcp-evals.yaml"
 DEFAULT_SYSTEM_PROMPT = (
@@ -27,10 +27,6 @@ DEFAULT_SYSTEM_PROMPT = (
     "fulfils it, with the arguments the request gives. If no tool fits, say so without calling one. "
     "If required information is missing, ask for it without calling a tool."
 )
-
-
-class StrictModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class ServerConfig(StrictModel):

@@ -1,7 +1,7 @@
 """The GitHub side of the Action: inputs, the event, the job summary and step outputs, file
 ownership, and the sticky pull-request comment.
 
-Nothing here knows how an eval works. ``cli/action_cmd.py`` drives the ``mcp-evals`` commands and hands
+Nothing here knows how an eval works. ``mcp_evals.action`` drives the ``mcp-evals`` commands and hands
 their Markdown to this package, which only talks to GitHub: through the files and variables the runner
 provides (``GITHUB_STEP_SUMMARY``, ``GITHUB_OUTPUT``, ``GITHUB_EVENT_PATH``) and its REST API at
 ``$GITHUB_API_URL``.
@@ -16,7 +16,7 @@ provides (``GITHUB_STEP_SUMMARY``, ``GITHUB_OUTPUT``, ``GITHUB_EVENT_PATH``) and
 from mcp_evals.github.api import GitHubApi, GitHubApiError
 from mcp_evals.github.comment import (
     COMMENT_LIMIT,
-    CommentOutcome,
+    CommentResult,
     comment_fix,
     comment_marker,
     find_sticky_comment,
@@ -30,8 +30,6 @@ from mcp_evals.github.event import Event, load_event
 from mcp_evals.github.inputs import (
     GATE_DECISIONS,
     MODES,
-    PAID_PROVIDERS,
-    PROVIDERS,
     ActionInputs,
     Mode,
     default_mode,
@@ -55,11 +53,9 @@ __all__ = [
     "COMMENT_LIMIT",
     "GATE_DECISIONS",
     "MODES",
-    "PAID_PROVIDERS",
-    "PROVIDERS",
     "SUMMARY_LIMIT",
     "ActionInputs",
-    "CommentOutcome",
+    "CommentResult",
     "Event",
     "GitHubApi",
     "GitHubApiError",

@@ -12,6 +12,7 @@ import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from mcp_evals._version import __version__
+from mcp_evals.http_headers import parse_retry_after
 
 
 class GitHubApiError(Exception):
@@ -31,10 +32,8 @@ def _classify(response: httpx.Response) -> tuple[bool, float | None]:
     """Whether a failed response is worth retrying, and the wait GitHub asked for (None: back off)."""
     headers = response.headers
     if response.status_code in (403, 429) and "retry-after" in headers:  # secondary rate limit
-        try:
-            return True, max(float(headers["retry-after"]), 0.0)
-        except ValueError:
-            return True, 60.0
+        after = parse_retry_after(headers)
+        return True, after if after is not None else 60.0
     if response.status_code in (403, 429) and headers.get("x-ratelimit-remaining") == "0":  # primary limit
         try:
             return True, max(float(headers.get("x-ratelimit-reset", "0")) - time.time(), 0.0) + 1.0

@@ -72,7 +72,7 @@ def fit_comment(marker: str, title: str, fresh: Mapping[str, str], kept: Mapping
 
 
 @dataclass(frozen=True)
-class CommentOutcome:
+class CommentResult:
     action: Literal["created", "updated", "skipped", "failed"]
     url: str = ""
     message: str = ""
@@ -128,7 +128,7 @@ def post_sticky_comment(
     title: str,
     sections: Mapping[str, str],
     placeholders: Mapping[str, str] | None = None,
-) -> CommentOutcome:
+) -> CommentResult:
     """Create or update (PATCH in place) this config's one comment on the PR; never raises for HTTP.
 
     ``sections`` replace the comment's sections of the same name; the others stay (a validate run
@@ -147,17 +147,17 @@ def post_sticky_comment(
         body = fit_comment(marker, title, fresh, kept)
         if existing is not None:
             result = api.update_comment(repository, int(existing["id"]), body)
-            return CommentOutcome("updated", str(result.get("html_url", "")))
+            return CommentResult("updated", str(result.get("html_url", "")))
         result = api.create_comment(repository, number, body)
-        return CommentOutcome("created", str(result.get("html_url", "")))
+        return CommentResult("created", str(result.get("html_url", "")))
     except GitHubApiError as error:
-        return CommentOutcome(
+        return CommentResult(
             "failed",
             message=f"could not comment on #{number}: {error.status} {error.message}. "
             f"Fix: {comment_fix(error)}",
         )
     except httpx.HTTPError as error:
-        return CommentOutcome(
+        return CommentResult(
             "failed",
             message=f"could not comment on #{number}: {type(error).__name__} talking to {api.api_url}. "
             "The job summary has the report.",

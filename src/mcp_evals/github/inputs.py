@@ -16,11 +16,11 @@ from typing import Literal
 
 from mcp_evals.errors import ConfigError
 from mcp_evals.github.workflow_commands import workflow_command
+from mcp_evals.providers.registry import KEY_VARIABLES, PROVIDER_NAMES
+from mcp_evals.record.shards import parse_shard
 
 MODES = ("validate", "eval", "contract", "session", "all")
 Mode = Literal["validate", "eval", "contract", "session", "all"]
-PAID_PROVIDERS = ("anthropic", "openai")
-PROVIDERS = ("anthropic", "openai", "lexical", "replay")
 GATE_DECISIONS = ("remediate", "gray_zone", "deprioritize_refactor")
 
 # events that carry new code to check for free; everything else (dispatch, schedule, …) runs the eval
@@ -31,7 +31,6 @@ _SECRET_NAME = re.compile(
     r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|PRIVATE_KEY|_PAT$", re.IGNORECASE
 )
 _SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token")
-_KEY_VARIABLES = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
 
 
 def input_variable(name: str) -> str:
@@ -68,6 +67,11 @@ class ActionInputs:
     anthropic_api_key: str = field(default="", repr=False)
     openai_api_key: str = field(default="", repr=False)
     github_token: str = field(default="", repr=False)
+
+    def api_keys(self) -> dict[str, str]:
+        """The keys given, under the variables the providers read (what the eval process gets)."""
+        given = {"ANTHROPIC_API_KEY": self.anthropic_api_key, "OPENAI_API_KEY": self.openai_api_key}
+        return {variable: value for variable, value in given.items() if value}
 
 
 def _bad_input(name: str, value: str, expected: str) -> ConfigError:
@@ -111,8 +115,8 @@ def read_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
     if mode and mode not in MODES:
         raise _bad_input("mode", mode, " | ".join(MODES))
     provider = get("provider").lower()
-    if provider and provider not in PROVIDERS:
-        raise _bad_input("provider", provider, " | ".join(PROVIDERS))
+    if provider and provider not in PROVIDER_NAMES:
+        raise _bad_input("provider", provider, " | ".join(PROVIDER_NAMES))
     budget_text = get("budget-usd")
     budget: float | None = None
     if budget_text:
@@ -123,8 +127,11 @@ def read_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
         if budget <= 0:
             raise _bad_input("budget-usd", budget_text, "an amount above 0")
     shard = get("shard")
-    if shard and not re.fullmatch(r"\d+/\d+", shard):
-        raise _bad_input("shard", shard, "I/N, e.g. 1/4")
+    if shard:
+        try:
+            parse_shard(shard, what="input `shard`")
+        except ConfigError:
+            raise _bad_input("shard", shard, "I/N with 1 ≤ I ≤ N, e.g. 1/4") from None
     fail_on = tuple(part for part in re.split(r"[\s,]+", get("fail-on")) if part)
     for decision in fail_on:
         if decision not in GATE_DECISIONS:
@@ -165,7 +172,7 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     """Every secret the action was given: the key and token inputs and the key variables."""
     source = os.environ if environ is None else environ
     values = [read_input(name, source) for name in _SECRET_INPUTS]
-    values += [source.get(name, "").strip() for name in (*_KEY_VARIABLES, "GITHUB_TOKEN", "GH_TOKEN")]
+    values += [source.get(name, "").strip() for name in (*KEY_VARIABLES, "GITHUB_TOKEN", "GH_TOKEN")]
     return sorted({value for value in values if value}, key=values.index)
 
 

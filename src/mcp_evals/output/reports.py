@@ -18,7 +18,7 @@ from mcp_evals.score import Scorecard, score_results
 
 
 @dataclass
-class ReportOutcome:
+class ReportFiles:
     """What ``write_reports`` did, and what the process should exit with."""
 
     scorecard: Scorecard
@@ -27,6 +27,10 @@ class ReportOutcome:
     verdict: str  # one plain line, for a terminal
     markdown: str = ""
     written: dict[str, Path] = field(default_factory=dict)
+
+
+# The public name of ``ReportFiles`` before the layout change (``mcp_evals.ReportOutcome``).
+ReportOutcome = ReportFiles
 
 
 def configured_baseline(config: Config) -> tuple[Path | None, str | None]:
@@ -61,7 +65,7 @@ def write_reports(
     baseline: str | Path | Baseline | None = None,
     *,
     max_chars: int | None = 65_000,
-) -> ReportOutcome:
+) -> ReportFiles:
     """Score a run, compare it with its baseline, write every report the config names.
 
     With a ``Config``: its ``scoring``, ``gate`` and ``baseline`` sections apply, report paths are
@@ -102,7 +106,7 @@ def write_reports(
         with atomic_write(path) as stream:
             stream.write(text)
         written[report_format] = path
-    return ReportOutcome(
+    return ReportFiles(
         scorecard=scorecard,
         comparison=comparison,
         exit_code=exit_code(scorecard, comparison),

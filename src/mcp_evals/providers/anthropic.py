@@ -15,15 +15,16 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from mcp_evals.fixtures.model import Fixture
+from mcp_evals.http_headers import header
 from mcp_evals.providers.base import (
     ONE_TOOL_INSTRUCTION,
     Answer,
     HttpRequest,
+    Job,
     Provider,
     ProviderFailure,
     as_dict,
     compact_json,
-    header,
     http_failure,
     json_body,
     status_verdict,
@@ -31,11 +32,12 @@ from mcp_evals.providers.base import (
 from mcp_evals.providers.pricing import find_price, rejects_forced_tool_choice
 from mcp_evals.record.model import ErrorKind, ToolChoiceMode, Usage
 
-DEFAULT_MODEL = "claude-opus-4-8"
 # From this version on the API rejects sampling parameters (temperature, top_p, top_k) with a 400.
 NO_SAMPLING_PARAMETERS_FROM = "2026-10-21"
 _BILLING = re.compile(r"credit balance|billing|spend limit|usage limit|insufficient", re.IGNORECASE)
 _FORCED = re.compile(r"tool_choice", re.IGNORECASE)
+# Stop reasons of an answer cut off before the model finished it.
+_CUT_OFF_STOP_REASONS = frozenset({"max_tokens", "model_context_window_exceeded"})
 
 _ERROR_TYPES: dict[str, tuple[ErrorKind, bool]] = {
     "authentication_error": ("auth", False),
@@ -52,8 +54,6 @@ _ERROR_TYPES: dict[str, tuple[ErrorKind, bool]] = {
 
 class AnthropicProvider(Provider):
     name: ClassVar = "anthropic"
-    key_env_var: ClassVar = "ANTHROPIC_API_KEY"
-    base_url_env_var: ClassVar = "ANTHROPIC_BASE_URL"
     default_base_url: ClassVar = "https://api.anthropic.com"
     label: ClassVar = "Anthropic Messages API"
 
@@ -146,7 +146,10 @@ class AnthropicProvider(Provider):
         """Parse a Message object (also the ``message`` of a succeeded batch entry)."""
         if not isinstance(data, dict) or not isinstance(data.get("content"), list):
             raise self.invalid_response("the response is not a Message (no `content` list)", request_id)
-        answer = Answer(request_id=request_id, stop_reason=data.get("stop_reason"))
+        stop_reason = data.get("stop_reason")
+        answer = Answer(
+            request_id=request_id, stop_reason=stop_reason, truncated=stop_reason in _CUT_OFF_STOP_REASONS
+        )
         texts = []
         for block in data["content"]:
             if not isinstance(block, dict):
@@ -182,6 +185,16 @@ class AnthropicProvider(Provider):
         message = str(error.get("message") or "")
         request_id = header(headers, "request-id") or data.get("request_id")
         return classify(status, error_type, message, request_id, headers, self.scrub)
+
+    # -- Message Batches (``--batch``) -----------------------------------------------------------
+
+    supports_batch: ClassVar = True
+    reports_cache_usage: ClassVar = True
+
+    async def run_batch(self, host: Any, jobs: list[Job]) -> None:
+        from mcp_evals.providers.anthropic_batch import run_batches  # only --batch runs need it
+
+        await run_batches(self, host, jobs)
 
     # -- free token counting (for --dry) ------------------------------------------------------
 

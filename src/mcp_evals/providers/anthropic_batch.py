@@ -17,20 +17,28 @@ For scheduled runs where latency does not matter. The flow:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 import anyio
 
 from mcp_evals.output.files import atomic_write
 from mcp_evals.providers.anthropic import AnthropicProvider, classify
-from mcp_evals.providers.base import HttpRequest, Job, ProviderFailure, as_dict, compact_json, json_body
-from mcp_evals.record.model import ErrorKind, FixtureResult, ToolChoiceMode
-from mcp_evals.run.runner import Runner, with_retries
+from mcp_evals.providers.base import (
+    Answer,
+    HttpRequest,
+    Job,
+    ProviderFailure,
+    as_dict,
+    compact_json,
+    json_body,
+)
+from mcp_evals.record.model import ErrorKind, ToolChoiceMode
 
+T = TypeVar("T")
 MAX_REQUESTS = 100_000
 MAX_BYTES = 200 * 1024 * 1024  # the API's limit is 256 MB; leave room for the envelope
 
@@ -43,18 +51,59 @@ class Submitted:
     requests: dict[str, tuple[Job, ToolChoiceMode | None]] = field(default_factory=dict)
 
 
+class BatchHost(Protocol):
+    """What a batch run needs from the run it serves: the narrow interface the runner implements.
+
+    The batch layer never touches the run's state: it asks for retries, for room in the budget and
+    for results to be recorded, and says what it learnt.
+    """
+
+    results_path: Path
+    catalog_hash: str
+    resume: bool
+    forced_rejected: bool
+    budget_usd: float | None
+    poll_initial: float
+    poll_max: float
+
+    async def with_retries(self, call: Callable[[], Awaitable[T]]) -> T: ...
+
+    def admit(self, job: Job) -> bool:
+        """Reserve the job's worst case in the budget at the batch price; False: it does not fit."""
+        ...
+
+    def record_answer(self, job: Job, answer: Answer, mode: ToolChoiceMode | None) -> None: ...
+
+    def record_failure(
+        self, job: Job, failure: ProviderFailure, mode: ToolChoiceMode | None, *, attempts: int
+    ) -> None: ...
+
+    def record_dropout(
+        self, job: Job, kind: ErrorKind, message: str, mode: ToolChoiceMode | None
+    ) -> None: ...
+
+    def record_not_sent(self, job: Job) -> None: ...
+
+    def on_forced_rejected(self, failure: ProviderFailure) -> None: ...
+
+    def on_fatal(self, failure: ProviderFailure) -> None: ...
+
+    def on_budget_stop(self, message: str) -> None: ...
+
+    def say(self, text: str) -> None: ...
+
+    def status(self, text: str) -> None: ...
+
+
 def sidecar_path(results_path: Path) -> Path:
     return results_path.with_name(results_path.name + ".batches.json")
 
 
 class BatchRun:
-    def __init__(self, runner: Runner) -> None:
-        provider = runner.provider
-        if not isinstance(provider, AnthropicProvider):
-            raise TypeError("--batch needs the anthropic provider")
-        self.runner = runner
-        self.provider: AnthropicProvider = provider
-        self.sidecar = sidecar_path(runner.writer.path)
+    def __init__(self, provider: AnthropicProvider, host: BatchHost) -> None:
+        self.host = host
+        self.provider = provider
+        self.sidecar = sidecar_path(host.results_path)
         self.submitted: list[Submitted] = []
         self.sent: set[int] = set()
         self.done: set[int] = set()
@@ -64,7 +113,7 @@ class BatchRun:
 
     async def call(self, method: str, path: str, body: bytes = b"") -> Any:
         """One API call with the run's retry policy: a JSON object (or the raw bytes of results)."""
-        return await with_retries(self.runner.settings.retry, lambda: self._call_once(method, path, body))
+        return await self.host.with_retries(lambda: self._call_once(method, path, body))
 
     async def _call_once(self, method: str, path: str, body: bytes) -> Any:
         response = await self.provider.send(HttpRequest(path, body, self.provider.headers()), method=method)
@@ -110,18 +159,28 @@ class BatchRun:
             created.append(batch)
             self.submitted.append(batch)
             self.save()
-            self.runner.say(f"batch {batch.id}: {len(chunk)} requests submitted")
+            self.host.say(f"batch {batch.id}: {len(chunk)} requests submitted")
         return created
 
-    def record(self, job: Job, result: FixtureResult) -> None:
-        self.runner.record(result)
+    def answered(self, job: Job, answer: Answer, mode: ToolChoiceMode | None) -> None:
+        self.host.record_answer(job, answer, mode)
+        self.done.add(id(job))
+
+    def failed(
+        self, job: Job, failure: ProviderFailure, mode: ToolChoiceMode | None, attempts: int = 1
+    ) -> None:
+        self.host.record_failure(job, failure, mode, attempts=attempts)
+        self.done.add(id(job))
+
+    def not_sent(self, job: Job) -> None:
+        self.host.record_not_sent(job)
         self.done.add(id(job))
 
     # -- the sidecar (resume) --------------------------------------------------------------------
 
     def save(self) -> None:
         state = {
-            "catalog_hash": self.runner.catalog_hash,
+            "catalog_hash": self.host.catalog_hash,
             "model": self.provider.settings.model,
             "batches": [
                 {
@@ -144,7 +203,7 @@ class BatchRun:
         except (OSError, ValueError):
             return []
         if (
-            state.get("catalog_hash") != self.runner.catalog_hash
+            state.get("catalog_hash") != self.host.catalog_hash
             or state.get("model") != self.provider.settings.model
         ):
             return []
@@ -163,19 +222,17 @@ class BatchRun:
     # -- poll and collect ------------------------------------------------------------------------
 
     async def wait_until_ended(self, batch: Submitted) -> dict[str, Any]:
-        settings = self.runner.settings
-        delay = settings.batch_poll_initial
+        delay = self.host.poll_initial
         while True:
             data = await self.call("GET", f"/v1/messages/batches/{batch.id}")
             counts = as_dict(data.get("request_counts"))
             done = sum(int(counts.get(key) or 0) for key in ("succeeded", "errored", "canceled", "expired"))
             status = str(data.get("processing_status"))
-            if self.runner.progress is not None:
-                self.runner.progress.set_status(f"batch {batch.id} {status} {done}/{len(batch.requests)}")
+            self.host.status(f"batch {batch.id} {status} {done}/{len(batch.requests)}")
             if status == "ended":
                 return dict(data)
             await anyio.sleep(delay)
-            delay = min(delay * 1.5, settings.batch_poll_max)
+            delay = min(delay * 1.5, self.host.poll_max)
 
     def results_path(self, batch: Submitted, data: dict[str, Any]) -> str:
         """The results URL, but only on the API's own host (the key is never sent elsewhere)."""
@@ -213,16 +270,16 @@ class BatchRun:
                 try:
                     answer = self.provider.parse_message(body, request_id=body.get("id"))
                 except ProviderFailure as unusable:
-                    self.record(job, self.runner.result(job, failure=unusable, attempts=1, mode=mode))
+                    self.failed(job, unusable, mode)
                     continue
-                self.record(job, self.runner.result(job, answer=answer, attempts=1, mode=mode))
+                self.answered(job, answer, mode)
             elif kind == "errored":
                 error = as_dict(result.get("error"))
                 if error.get("type") == "error" and isinstance(error.get("error"), dict):
                     error = error["error"]
                 why = classify(400, str(error.get("type") or ""), str(error.get("message") or ""), None)
                 if why.rejects_forced_tool_choice and mode == "forced":
-                    self.runner.on_forced_rejected(why)
+                    self.host.on_forced_rejected(why)
                     resend.append(job)
                     continue
                 self.dropout(job, "batch_errored", f"batch entry errored: {why.message}", mode)
@@ -236,37 +293,34 @@ class BatchRun:
         return resend
 
     def dropout(self, job: Job, kind: ErrorKind, message: str, mode: ToolChoiceMode | None) -> None:
-        self.record(job, self.runner.result(job, kind=kind, message=message, attempts=1, mode=mode))
+        self.host.record_dropout(job, kind, message, mode)
+        self.done.add(id(job))
 
 
-async def run_batches(runner: Runner, jobs: list[Job]) -> None:
-    """Run ``jobs`` through Message Batches, recording every result through ``runner``."""
-    run = BatchRun(runner)
+async def run_batches(provider: AnthropicProvider, host: BatchHost, jobs: list[Job]) -> None:
+    """Run ``jobs`` through Message Batches, recording every result through ``host``."""
+    run = BatchRun(provider, host)
     pending = list(jobs)
-    batches = run.load(pending) if runner.settings.resume else []
+    batches = run.load(pending) if host.resume else []
     if batches:
         resumed = {id(job) for batch in batches for job, _ in batch.requests.values()}
         run.sent |= resumed
         pending = [job for job in pending if id(job) not in resumed]
         run.submitted.extend(batches)
-        runner.say(f"resuming {len(batches)} batch(es) an earlier run submitted")
+        host.say(f"resuming {len(batches)} batch(es) an earlier run submitted")
     # The budget: keep what fits at the batch price (the first request's estimate includes the cache write).
     allowed: list[Job] = []
     for job in pending:
-        estimate = runner.next_request_cost()
-        if runner.budget_allows(estimate):
-            runner.reserved_usd += estimate
+        if host.admit(job):
             allowed.append(job)
             continue
-        if not runner.budget_stop:
-            runner.budget_stop = True
-            runner.outcome.budget_stopped = True
-            budget = runner.settings.budget_usd
-            runner.say(f"budget: {len(allowed)} requests fit in ${budget:g}; the rest are not sent")
-        run.record(job, runner.not_sent(job))
+        host.on_budget_stop(
+            f"budget: {len(allowed)} requests fit in ${host.budget_usd:g}; the rest are not sent"
+        )
+        run.not_sent(job)
     try:
         if allowed:
-            batches += await run.submit(allowed, forced_rejected=runner.forced_rejected)
+            batches += await run.submit(allowed, forced_rejected=host.forced_rejected)
         for batch in batches:
             resend = await run.collect(batch)
             if resend:
@@ -274,13 +328,13 @@ async def run_batches(runner: Runner, jobs: list[Job]) -> None:
                     for job in await run.collect(retry_batch):  # pragma: no cover - rejected twice
                         run.dropout(job, "batch_errored", "forced tool use rejected twice", None)
     except ProviderFailure as failure:
-        runner.on_fatal(failure)
+        host.on_fatal(failure)
         for job in jobs:
             if id(job) in run.done:
                 continue
             if id(job) in run.sent:
-                run.record(job, runner.result(job, failure=failure))
+                run.failed(job, failure, None, attempts=0)
             else:
-                run.record(job, runner.not_sent(job))
+                run.not_sent(job)
         return
     run.sidecar.unlink(missing_ok=True)

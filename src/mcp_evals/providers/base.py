@@ -6,7 +6,15 @@ becomes a ``ProviderFailure`` with an ``ErrorKind`` and a verdict — *transient
 ``retry_after`` seconds) or *fatal* (stop dispatching) — so that no infrastructure failure is ever
 mistaken for a wrong tool choice.
 
-    ProviderFailure(kind, transient, retry_after, status, request_id, rejects_forced_tool_choice, stops_run)
+    ProviderFailure.transient(kind, message)       retry (after the backoff)
+    ProviderFailure.rate_limited(message, after)   retry after ``after`` seconds (a 429)
+    ProviderFailure.fatal(kind, message)           stop dispatching: no later request can succeed
+    ProviderFailure.final_for_fixture(kind, …)     no retry, but the run goes on (a replay miss)
+    ProviderFailure.forced_tool_choice_rejected(…) the model refuses forced tool use: fall back once
+
+Each provider also owns its vocabulary: it turns its API's stop reasons into ``Answer.truncated``
+and says through class flags what the API can do (``supports_batch``, ``reports_cache_usage``), so
+the runner never asks which provider it is talking to.
 
 Keys live in a ``Secret`` (masked in ``repr``), are read from the environment only, and are added
 to the headers at send time, so nothing that is logged, recorded or raised carries them.
@@ -14,13 +22,11 @@ to the headers at send time, so nothing that is logged, recorded or raised carri
 
 from __future__ import annotations
 
-import email.utils
 import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -29,6 +35,7 @@ import httpx
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
+from mcp_evals.http_headers import header, parse_retry_after
 from mcp_evals.record.model import ErrorKind, ProviderName, ToolCall, ToolChoiceMode, Usage
 
 CONNECTIONS_PER_CLIENT = 8
@@ -127,6 +134,7 @@ class Answer:
     request_id: str | None = None
     latency_ms: float = 0.0
     mode: ToolChoiceMode | None = None  # set only when the provider knows better (replay)
+    truncated: bool = False  # cut off (max_tokens, the context window) before the model finished
 
 
 class ProviderFailure(Exception):
@@ -156,34 +164,50 @@ class ProviderFailure(Exception):
         # one fixture only (a replay source without that fixture).
         self.stops_run = (not transient) if stops_run is None else stops_run
 
+    @classmethod
+    def transient_failure(
+        cls, kind: ErrorKind, message: str, *, status: int | None = None, request_id: str | None = None
+    ) -> ProviderFailure:
+        """A failure a later attempt may not have (a timeout, a reset connection, a malformed body)."""
+        return cls(kind, message, transient=True, status=status, request_id=request_id)
+
+    @classmethod
+    def rate_limited(
+        cls, message: str, after: float | None = None, *, status: int = 429, request_id: str | None = None
+    ) -> ProviderFailure:
+        """Too many requests: retry after ``after`` seconds (the server's retry-after), else the backoff."""
+        return cls(
+            "rate_limited", message, transient=True, retry_after=after, status=status, request_id=request_id
+        )
+
+    @classmethod
+    def fatal(
+        cls, kind: ErrorKind, message: str, *, status: int | None = None, request_id: str | None = None
+    ) -> ProviderFailure:
+        """No later request can succeed (a bad key, no credit, an unknown model): stop dispatching."""
+        return cls(kind, message, transient=False, status=status, request_id=request_id)
+
+    @classmethod
+    def final_for_fixture(cls, kind: ErrorKind, message: str) -> ProviderFailure:
+        """This fixture gets no answer, but others may (a replay source without it): no retry, no stop."""
+        return cls(kind, message, transient=False, stops_run=False)
+
+    @classmethod
+    def forced_tool_choice_rejected(
+        cls, message: str, *, status: int | None = None, request_id: str | None = None
+    ) -> ProviderFailure:
+        """The model refuses forced tool use: the runner falls back to ``auto`` plus an instruction."""
+        return cls(
+            "invalid_request",
+            message,
+            transient=False,
+            status=status,
+            request_id=request_id,
+            rejects_forced_tool_choice=True,
+        )
+
     def __repr__(self) -> str:
         return f"ProviderFailure({self.kind!r}, {self.message!r}, transient={self.transient})"
-
-
-def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Seconds to wait from ``retry-after-ms``, else ``retry-after`` (seconds or an HTTP date)."""
-    lowered = {key.lower(): value for key, value in headers.items()}
-    milliseconds = lowered.get("retry-after-ms")
-    if milliseconds:
-        try:
-            return max(0.0, float(milliseconds) / 1000)
-        except ValueError:
-            pass
-    value = lowered.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        moment = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    reference = datetime.fromtimestamp(time.time() if now is None else now, UTC)
-    return max(0.0, (moment - reference).total_seconds())
 
 
 def status_verdict(status: int) -> tuple[ErrorKind, bool]:
@@ -224,14 +248,6 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def header(headers: Mapping[str, str], name: str) -> str | None:
-    lowered = name.lower()
-    for key, value in headers.items():
-        if key.lower() == lowered:
-            return value
-    return None
-
-
 def http_failure(
     status: int,
     headers: Mapping[str, str],
@@ -267,11 +283,9 @@ class Provider(ABC):
     """One model API. Subclasses implement the three pure methods; ``answer`` does the HTTP."""
 
     name: ClassVar[ProviderName]
-    key_env_var: ClassVar[str | None] = None
-    base_url_env_var: ClassVar[str | None] = None
     default_base_url: ClassVar[str] = ""
     uses_network: ClassVar[bool] = True
-    baseline_only: bool = False  # the lexical baseline (and a replay of one): advisory, never gates
+    lexical: bool = False  # the lexical baseline (and a replay of one): never gates
     label: ClassVar[str] = ""
 
     def __init__(self, settings: ProviderSettings, catalog: Catalog, system_prompt: str) -> None:
@@ -379,18 +393,18 @@ class Provider(ABC):
             )
         except httpx.TimeoutException as error:
             message = f"{type(error).__name__}: no answer within {self.settings.timeout:g}s"
-            raise ProviderFailure("timeout", message, transient=True) from None
+            raise ProviderFailure.transient_failure("timeout", message) from None
         except (httpx.LocalProtocolError, httpx.UnsupportedProtocol, httpx.InvalidURL, UnicodeError) as error:
             # The request cannot be sent as built (a header value, the base URL): no retry fixes that.
             text = f"{type(error).__name__}: {self.scrub(str(error))}"
-            raise ProviderFailure("invalid_request", text, transient=False) from None
+            raise ProviderFailure.fatal("invalid_request", text) from None
         except httpx.RemoteProtocolError as error:
             text = self.scrub(str(error)) or type(error).__name__
             kind: ErrorKind = "invalid_response" if "incomplete" in text.lower() else "connection"
-            raise ProviderFailure(kind, text, transient=True) from None
+            raise ProviderFailure.transient_failure(kind, text) from None
         except httpx.TransportError as error:
             text = self.scrub(str(error)) or type(error).__name__
-            raise ProviderFailure("connection", f"{type(error).__name__}: {text}", transient=True) from None
+            raise ProviderFailure.transient_failure("connection", f"{type(error).__name__}: {text}") from None
         finally:
             self._in_flight[index] -= 1
 
@@ -410,6 +424,15 @@ class Provider(ABC):
         """Exact input tokens of a request when the API offers a free count; None otherwise."""
         return None
 
+    supports_batch: ClassVar[bool] = False  # has a batch interface (``run_batch``)
+    # The API's usage says what was cached, and it caches only prefixes above a model's minimum:
+    # the run warns when nothing was cached.
+    reports_cache_usage: ClassVar[bool] = False
+
+    async def run_batch(self, host: Any, jobs: list[Job]) -> None:
+        """Run ``jobs`` through the API's batch interface, recording through ``host`` (a ``BatchHost``)."""
+        raise NotImplementedError(f"{self.name} has no batch interface")
+
     # -- helpers for subclasses ----------------------------------------------------------------
 
     def tool_call(self, provider_name: str, arguments: Any, raw_arguments: str | None = None) -> ToolCall:
@@ -423,7 +446,7 @@ class Provider(ABC):
         )
 
     def invalid_response(self, message: str, request_id: str | None = None) -> ProviderFailure:
-        return ProviderFailure("invalid_response", message, transient=True, request_id=request_id)
+        return ProviderFailure.transient_failure("invalid_response", message, request_id=request_id)
 
 
 class OfflineProvider(Provider):

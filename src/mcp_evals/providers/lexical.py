@@ -3,7 +3,7 @@
 Not a model. It ranks tools by word overlap between the query and the tool's name, title,
 description and parameter names/descriptions, picks the best, and refuses when even the best scores
 below ``lexical_threshold``. It is what ``mcp-evals run`` uses when no API key is present, so that
-the main command produces a full report for free; its number is advisory (``baseline_only``) and
+the main command produces a full report for free; its number is advisory (``lexical``) and
 never gates. A catalog where the lexical baseline already scores high has distinctive wording; one
 where a model barely beats it may be leaning on keywords.
 """
@@ -21,7 +21,6 @@ from mcp_evals.catalog.model import Tool
 from mcp_evals.providers.base import Answer, Job, OfflineProvider
 from mcp_evals.record.model import ToolChoiceMode
 
-MODEL_NAME = "bm25"
 K1 = 1.2
 B = 0.75
 NAME_WEIGHT = 3  # a word in the tool name counts as much as three in the description
@@ -97,7 +96,7 @@ class Bm25Index:
 
 class LexicalProvider(OfflineProvider):
     name: ClassVar = "lexical"
-    baseline_only = True
+    lexical = True
     label: ClassVar = "lexical baseline (BM25, not a model)"
 
     _index: Bm25Index | None = None

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from mcp_evals.fixtures.model import Fixture
+from mcp_evals.http_headers import header
 from mcp_evals.providers.base import (
     ONE_TOOL_INSTRUCTION,
     Answer,
@@ -23,14 +24,12 @@ from mcp_evals.providers.base import (
     ProviderFailure,
     as_dict,
     compact_json,
-    header,
     http_failure,
     json_body,
     status_verdict,
 )
 from mcp_evals.record.model import ToolChoiceMode, Usage
 
-DEFAULT_MODEL = "gpt-5.4"
 # Reasoning models take `max_completion_tokens` and refuse `temperature`.
 _REASONING = re.compile(r"^(?:gpt-5|o\d)")
 _BILLING_CODES = {"insufficient_quota", "billing_hard_limit_reached", "billing_not_active"}
@@ -38,8 +37,6 @@ _BILLING_CODES = {"insufficient_quota", "billing_hard_limit_reached", "billing_n
 
 class OpenAIProvider(Provider):
     name: ClassVar = "openai"
-    key_env_var: ClassVar = "OPENAI_API_KEY"
-    base_url_env_var: ClassVar = "OPENAI_BASE_URL"
     default_base_url: ClassVar = "https://api.openai.com/v1"
     label: ClassVar = "OpenAI-compatible Chat Completions"
 
@@ -111,7 +108,12 @@ class OpenAIProvider(Provider):
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise self.invalid_response("the response has no `choices`", request_id)
         message = as_dict(choices[0].get("message"))
-        answer = Answer(request_id=request_id or data.get("id"), stop_reason=choices[0].get("finish_reason"))
+        finish_reason = choices[0].get("finish_reason")
+        answer = Answer(
+            request_id=request_id or data.get("id"),
+            stop_reason=finish_reason,
+            truncated=finish_reason == "length",  # cut off at max_tokens before the model finished
+        )
         for call in message.get("tool_calls") or []:
             function = call.get("function") if isinstance(call, dict) else None
             if not isinstance(function, dict):

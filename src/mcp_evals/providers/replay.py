@@ -32,7 +32,7 @@ class ReplayProvider(OfflineProvider):
         super().__init__(settings, catalog, system_prompt)
         self.source = source
         self.source_path = source_path
-        self.baseline_only = source.header.baseline_only  # a replayed lexical baseline is still one
+        self.lexical = source.header.lexical  # a replayed lexical baseline is still one
         self.queries = {fixture.id: fixture.query for fixture in source.header.fixtures}
         self.answers: dict[tuple[str, int], FixtureResult] = {
             key: result for key, result in source.by_key.items() if result.reached
@@ -43,11 +43,9 @@ class ReplayProvider(OfflineProvider):
         earlier = self.answers.get((fixture.id, job.sample))
         if earlier is None or self.queries.get(fixture.id) != fixture.query:
             why = "its query changed" if earlier is not None else "it has no reached answer there"
-            raise ProviderFailure(
+            raise ProviderFailure.final_for_fixture(
                 "not_dispatched",
                 f"nothing to replay for {fixture.id!r} (sample {job.sample}) from {self.source_path}: {why}",
-                transient=False,
-                stops_run=False,
             )
         return Answer(
             calls=list(earlier.calls),

@@ -9,14 +9,14 @@ from mcp_evals.errors import InputFileError
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.record.model import RunHeader
 from mcp_evals.record.read import Results, latest, read_results
-from mcp_evals.score import parse_shard
+from mcp_evals.record.shards import read_shard
 
 # Fields that must agree for shards to be one run; the message names what differs.
 _MUST_MATCH = (
     ("catalog_hash", "catalog"),
     ("provider", "provider"),
     ("model", "model"),
-    ("baseline_only", "lexical baseline flag"),
+    ("lexical", "lexical baseline flag"),
     ("fixture_set_hash", "fixture set"),
     ("system_prompt_hash", "system prompt"),
     ("tool_choice", "tool choice"),
@@ -77,7 +77,7 @@ def _check_shards(parts: Sequence[Results], labels: Sequence[str]) -> None:
     counts = {
         label: parsed[1]
         for label, part in zip(labels, parts, strict=True)
-        if part.header.shard and (parsed := parse_shard(part.header.shard))
+        if part.header.shard and (parsed := read_shard(part.header.shard))
     }
     if len(set(counts.values())) > 1:
         listed = ", ".join(f"{label} (of {count})" for label, count in counts.items())
@@ -93,7 +93,7 @@ def _show(value: object) -> str:
 
 
 def _shard_order(label: str) -> tuple[int, int, str]:
-    parsed = parse_shard(label)
+    parsed = read_shard(label)
     return (parsed[1], parsed[0], label) if parsed else (0, 0, label)
 
 

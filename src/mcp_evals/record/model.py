@@ -12,11 +12,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import GateOptions, ScoringOptions
 from mcp_evals.fixtures.model import Fixture
+from mcp_evals.strict import StrictModel
 
 SCHEMA_VERSION = 1
 
@@ -45,11 +46,7 @@ def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-class RecordModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ToolCall(RecordModel):
+class ToolCall(StrictModel):
     """One tool call the model made, in order."""
 
     name: str = Field(description="MCP tool name (mapped back from the provider-safe name).")
@@ -59,7 +56,7 @@ class ToolCall(RecordModel):
     raw_arguments: str | None = Field(None, description="The raw argument text when it was not valid JSON.")
 
 
-class Usage(RecordModel):
+class Usage(StrictModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cache_write_tokens: int = 0
@@ -78,7 +75,7 @@ class Usage(RecordModel):
         )
 
 
-class FixtureResult(RecordModel):
+class FixtureResult(StrictModel):
     """One answer (or the reason there is none) for one fixture and sample."""
 
     type: Literal["result"] = "result"
@@ -104,14 +101,16 @@ class FixtureResult(RecordModel):
     finished_at: str = Field(default_factory=now_iso)
 
 
-class SamplingSettings(RecordModel):
+class SamplingSettings(StrictModel):
     temperature: float | None = None
     max_tokens: int = 1024
     samples: int = 1
 
 
-class RunHeader(RecordModel):
+class RunHeader(StrictModel):
     """The first line of a results file: how the run was set up, and its inputs in full."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
 
     type: Literal["run"] = "run"
     schema_version: int = SCHEMA_VERSION
@@ -120,7 +119,12 @@ class RunHeader(RecordModel):
     started_at: str = Field(default_factory=now_iso)
     provider: ProviderName
     model: str
-    baseline_only: bool = Field(False, description="True for the lexical baseline: advisory, never gates.")
+    # "lexical" in code; the record keeps the key it has always had.
+    lexical: bool = Field(
+        False,
+        alias="baseline_only",
+        description="True for the lexical baseline (BM25, not a model): never gates.",
+    )
     catalog: Catalog
     catalog_hash: str
     fixtures: list[Fixture] = Field(description="The fixtures this run planned (after --limit / --shard).")

@@ -7,7 +7,7 @@ page fetch from elsewhere.
 from __future__ import annotations
 
 from mcp_evals.baseline.compare import BaselineComparison
-from mcp_evals.report.common import environment, failing_fixtures
+from mcp_evals.report.formatting import environment, failing_fixtures
 from mcp_evals.report.verdict import baseline_note, exit_code, verdict_parts
 from mcp_evals.score import OUTCOMES, Scorecard
 

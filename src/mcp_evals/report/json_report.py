@@ -22,7 +22,9 @@ REPORT_SCHEMA_VERSION: Literal[1] = 1
 class ReportDocument(BaseModel):
     """The JSON report (top level). The first fields are what CI steps usually need."""
 
-    model_config = ConfigDict(extra="forbid", title="mcp-evals report")
+    model_config = ConfigDict(
+        extra="forbid", title="mcp-evals report", populate_by_name=True, serialize_by_alias=True
+    )
 
     format: Literal["mcp-evals.report"] = REPORT_FORMAT
     schema_version: Literal[1] = REPORT_SCHEMA_VERSION
@@ -31,7 +33,9 @@ class ReportDocument(BaseModel):
     preliminary: bool = Field(
         description="Some answers never reached the model: nothing here is authoritative."
     )
-    baseline_only: bool = Field(description="The lexical baseline (no model): advisory, never gates.")
+    lexical: bool = Field(
+        alias="baseline_only", description="The lexical baseline (no model): advisory, never gates."
+    )
     decision: str | None = Field(description="remediate | gray_zone | deprioritize_refactor | null.")
     top1: float | None = Field(description="Top-1 accuracy (0–1) over reached select answers.")
     score: float | None = Field(description="Mean weighted score (0–100) over reached answers.")
@@ -44,7 +48,7 @@ def report_document(scorecard: Scorecard, comparison: BaselineComparison | None 
         verdict=verdict_text(scorecard, comparison),
         exit_code=exit_code(scorecard, comparison),
         preliminary=scorecard.preliminary,
-        baseline_only=scorecard.run.baseline_only,
+        lexical=scorecard.run.lexical,
         decision=scorecard.gate.decision,
         top1=scorecard.metrics.top1.value,
         score=scorecard.metrics.score,

@@ -11,8 +11,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from mcp_evals.baseline.compare import BaselineComparison
-from mcp_evals.report.common import arguments_text, failing_fixtures
 from mcp_evals.report.escape import xml_text
+from mcp_evals.report.formatting import arguments_text, failing_fixtures
 from mcp_evals.report.verdict import verdict_text, who
 from mcp_evals.score import FixtureScore, Scorecard, outcome_label
 
@@ -45,9 +45,9 @@ def render_junit(scorecard: Scorecard, *, baseline_comparison: BaselineCompariso
     """The JUnit XML report as text."""
     failing = {fixture.id for fixture in failing_fixtures(scorecard)}
     skipped = [fixture for fixture in scorecard.fixtures if fixture.passed is None]
-    if scorecard.run.baseline_only:
+    if scorecard.run.lexical:
         skipped += [fixture for fixture in scorecard.fixtures if fixture.id in failing]
-    failures = 0 if scorecard.run.baseline_only else len(failing)
+    failures = 0 if scorecard.run.lexical else len(failing)
     suites = ET.Element(
         "testsuites",
         {
@@ -77,7 +77,7 @@ def render_junit(scorecard: Scorecard, *, baseline_comparison: BaselineCompariso
         "verdict": verdict_text(scorecard, baseline_comparison),
         "provider": scorecard.run.provider,
         "model": scorecard.run.model,
-        "lexical_baseline": str(scorecard.run.baseline_only).lower(),
+        "lexical_baseline": str(scorecard.run.lexical).lower(),
         "preliminary": str(scorecard.preliminary).lower(),
         "decision": scorecard.gate.decision or "",
         "top1": "" if scorecard.metrics.top1.value is None else f"{scorecard.metrics.top1.value:.4f}",
@@ -105,7 +105,7 @@ def render_junit(scorecard: Scorecard, *, baseline_comparison: BaselineCompariso
                 "skipped",
                 {"message": xml_text(f"dropout: never reached the model ({', '.join(kinds)})")},
             )
-        elif fixture.id in failing and scorecard.run.baseline_only:
+        elif fixture.id in failing and scorecard.run.lexical:
             # The lexical baseline never gates: a CI test reporter must not turn its misses red.
             advisory = ET.SubElement(
                 case,

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from mcp_evals.baseline.compare import BaselineComparison
-from mcp_evals.report.common import environment, failing_fixtures, take
 from mcp_evals.report.escape import mermaid_labels
+from mcp_evals.report.formatting import environment, failing_fixtures, take
 from mcp_evals.report.verdict import baseline_note, exit_code, verdict_parts
 from mcp_evals.score import Scorecard
 
@@ -36,7 +36,7 @@ def _icon(scorecard: Scorecard, comparison: BaselineComparison | None) -> str:
         return "⚠️"
     if exit_code(scorecard, comparison) == 1:
         return "❌"
-    if scorecard.run.baseline_only:
+    if scorecard.run.lexical:
         return "ℹ️"
     return {"remediate": "🔴", "gray_zone": "🟡", "deprioritize_refactor": "🟢"}.get(
         scorecard.gate.decision or "", "⚪"

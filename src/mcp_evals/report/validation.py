@@ -15,14 +15,11 @@ from typing import Any
 
 from mcp_evals.report.escape import md_code, md_text
 from mcp_evals.report.markdown import DEFAULT_MAX_CHARS, size_in_chars
+from mcp_evals.wording import plural
 
 OK_HEADING = "## ✅ mcp-evals validate: the fixtures match the live catalog"
 FAILED_HEADING = "## ❌ mcp-evals validate: the fixtures do not match the live catalog"
 _TABLE_HEAD = ["", "| | where | rule | problem |", "|---|---|---|---|"]
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'s' * (count != 1)}"
 
 
 def _count(value: Any) -> int:
@@ -43,7 +40,7 @@ def _facts(document: Mapping[str, Any]) -> str:
         f"{_count(cover.get('fixtures', 0))} fixtures" + (f" ({kind_text})" if kind_text else ""),
         f"{_count(cover.get('covered_tools', 0))} of {_count(cover.get('tools', 0))} tools covered",
         f"{len(cover.get('covered_areas') or [])} of {len(cover.get('areas') or [])} areas covered",
-        f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}",
+        f"{plural(errors, 'error')}, {plural(warnings, 'warning')}",
     ]
     return " · ".join(facts)
 
@@ -62,9 +59,9 @@ def problem_row(problem: Mapping[str, Any]) -> str:
 def _hidden_note(hidden: Sequence[Mapping[str, Any]]) -> str:
     errors = sum(1 for problem in hidden if problem.get("severity") == "error")
     warnings = len(hidden) - errors
-    counts = [_plural(count, word) for count, word in ((errors, "error"), (warnings, "warning")) if count]
+    counts = [plural(count, word) for count, word in ((errors, "error"), (warnings, "warning")) if count]
     return (
-        f"\n*… and {_plural(len(hidden), 'more problem')} ({', '.join(counts)}) not shown here: "
+        f"\n*… and {plural(len(hidden), 'more problem')} ({', '.join(counts)}) not shown here: "
         "`mcp-evals validate` lists them all.*"
     )
 

@@ -40,7 +40,7 @@ def gate_thresholds(scorecard: Scorecard) -> tuple[float, float]:
 def who(scorecard: Scorecard) -> str:
     """``provider/model``, or the lexical baseline named as such (never as a model)."""
     run = scorecard.run
-    if run.baseline_only:
+    if run.lexical:
         return LEXICAL_BASELINE
     return f"{run.provider}/{run.model}"
 
@@ -55,7 +55,7 @@ def status(scorecard: Scorecard, comparison: BaselineComparison | None = None) -
             reached += f", shards {', '.join(coverage.missing_shards)} missing"
         judged = f"{gate.label} not authoritative" if gate.decision is not None else "no gate decision"
         return f"PRELIMINARY ({reached}; {judged})"
-    if scorecard.run.baseline_only:
+    if scorecard.run.lexical:
         return f"{gate.label} (lexical baseline: advisory, never gates)"
     if exit_code(scorecard, comparison) == EXIT_CHECK_FAILED:
         reasons = []

@@ -19,7 +19,7 @@ from mcp_evals.providers.anthropic import AnthropicProvider
 from mcp_evals.providers.base import Provider, ProviderFailure
 from mcp_evals.providers.pricing import Price, estimate_cost, prices_as_of
 from mcp_evals.providers.tokens import estimate_request_tokens
-from mcp_evals.run.runner import RetryPolicy, with_retries
+from mcp_evals.run.retry import RetryPolicy, with_retries
 
 COUNT_RETRY = RetryPolicy(max_attempts=4, max_wait=10)
 

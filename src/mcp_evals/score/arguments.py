@@ -17,7 +17,8 @@ from pydantic import Field
 from mcp_evals.catalog.model import Tool
 from mcp_evals.fixtures.model import AnyValue, Contains, Fixture, OneOf, Regex, parse_expectation
 from mcp_evals.record.model import ToolCall
-from mcp_evals.score._model import ScoreModel
+from mcp_evals.strict import StrictModel
+from mcp_evals.wording import shorten
 
 _QUOTES = {'"': '"', "'": "'", "`": "`", "“": "”", "‘": "’", "«": "»"}
 _WHITESPACE = re.compile(r"\s+")
@@ -36,8 +37,7 @@ def _as_text(value: Any) -> str:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = _as_text(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return shorten(_as_text(value), limit)
 
 
 def match_value(expected: Any, actual: Any, path: str) -> list[str]:
@@ -101,7 +101,7 @@ def _match_literal(expected: Any, actual: Any, path: str) -> list[str]:
     return mismatch
 
 
-class ArgumentCheck(ScoreModel):
+class ArgumentCheck(StrictModel):
     ok: bool
     problems: list[str] = Field(default_factory=list)
 

@@ -27,6 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_evals.config.model import GateOptions
+from mcp_evals.strict import StrictModel
 
 Decision = Literal["remediate", "gray_zone", "deprioritize_refactor"]
 DECISION_LABELS: dict[str, str] = {
@@ -43,8 +44,7 @@ RECOMMENDATIONS: dict[str, str] = {
 _EPSILON = 1e-9
 
 
-class AreaShortfall(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class AreaShortfall(StrictModel):
     area: str
     accuracy: float | None
     minimum: float
@@ -135,7 +135,7 @@ def gate_for_run(
     tool_count: int,
     area_accuracy: Mapping[str, float | None],
     preliminary: bool,
-    baseline_only: bool,
+    lexical: bool,
 ) -> GateDecision:
     """The gate for a whole run: decision, per-area minimums, and whether it may fail the job."""
     if top1 is None:
@@ -161,7 +161,7 @@ def gate_for_run(
         for item in shortfalls
     ]
     advisory: str | None = None
-    if baseline_only:
+    if lexical:
         advisory = "lexical baseline: advisory only, it never gates"
     elif preliminary:
         advisory = (

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-from mcp_evals.score._model import ScoreModel
+from mcp_evals.strict import StrictModel
 
 Z_95 = 1.959963984540054
 
 
-class Rate(ScoreModel):
+class Rate(StrictModel):
     """``hits`` out of ``total`` with its Wilson 95 % interval; ``value`` is None when ``total`` is 0."""
 
     hits: int = 0

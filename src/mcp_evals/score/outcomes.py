@@ -12,9 +12,9 @@ from mcp_evals.config.model import ScoringOptions
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import fixture_area as validated_fixture_area
 from mcp_evals.record.model import FixtureResult, ToolCall, Usage
-from mcp_evals.score._model import ScoreModel
 from mcp_evals.score.abstention import classify_abstention
 from mcp_evals.score.arguments import SchemaValidators, check_arguments
+from mcp_evals.strict import StrictModel
 
 Outcome = Literal[
     "correct_call",
@@ -56,7 +56,7 @@ def outcome_label(outcome: str) -> str:
     return OUTCOME_LABELS.get(outcome, outcome)
 
 
-class SampleScore(ScoreModel):
+class SampleScore(StrictModel):
     """One answer: one fixture, one sample."""
 
     sample: int

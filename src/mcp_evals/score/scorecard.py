@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from mcp_evals.catalog.model import Catalog, Tool, canonical_json
 from mcp_evals.config.model import GateOptions, ScoringOptions
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.record.model import FixtureResult, RunHeader, SamplingSettings, Usage
 from mcp_evals.record.read import Results
-from mcp_evals.score._model import ScoreModel
+from mcp_evals.record.shards import missing_shards
 from mcp_evals.score.arguments import SchemaValidators
 from mcp_evals.score.gate import GateDecision, gate_for_run
 from mcp_evals.score.intervals import Rate
@@ -30,9 +29,10 @@ from mcp_evals.score.outcomes import (
     fixture_area,
     score_answer,
 )
+from mcp_evals.strict import StrictModel
 
 
-class FixtureScore(ScoreModel):
+class FixtureScore(StrictModel):
     """A fixture over its samples."""
 
     id: str
@@ -60,7 +60,7 @@ class FixtureScore(ScoreModel):
         return next((s for s in self.samples if s.reached and s.outcome == self.outcome), None)
 
 
-class AreaScore(ScoreModel):
+class AreaScore(StrictModel):
     area: str
     fixtures: int
     accuracy: Rate = Field(description="Correct outcomes / reached answers in this area.")
@@ -69,7 +69,7 @@ class AreaScore(ScoreModel):
     minimum: float | None = None
 
 
-class ToolScore(ScoreModel):
+class ToolScore(StrictModel):
     tool: str
     area: str
     description: str = ""
@@ -80,14 +80,14 @@ class ToolScore(ScoreModel):
     known: bool = True
 
 
-class ConfusionPair(ScoreModel):
+class ConfusionPair(StrictModel):
     expected: str = Field(description="The expected tool(s), or `(refuse)` / `(clarify)`.")
     chosen: str = Field(description="The tool chosen first, or `(no call)`.")
     count: int
     fixtures: list[str] = Field(default_factory=list)
 
 
-class Coverage(ScoreModel):
+class Coverage(StrictModel):
     planned: int = Field(description="Planned answers: fixtures × samples.")
     reached: int
     fixtures_planned: int
@@ -107,7 +107,7 @@ class Coverage(ScoreModel):
         return self.reached < self.planned or bool(self.missing_shards)
 
 
-class Metrics(ScoreModel):
+class Metrics(StrictModel):
     top1: Rate
     top_k: Rate
     k: int
@@ -122,7 +122,7 @@ class Metrics(ScoreModel):
     outcomes: dict[str, int] = Field(default_factory=dict)
 
 
-class UsageSummary(ScoreModel):
+class UsageSummary(StrictModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cache_write_tokens: int = 0
@@ -134,10 +134,15 @@ class UsageSummary(ScoreModel):
     mean_latency_ms: float | None = None
 
 
-class RunInfo(ScoreModel):
+class RunInfo(StrictModel):
+    # Which run a scorecard is about: who answered, when, on which catalog (no docstring: it would
+    # become a description in docs/report.schema.json).
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
+
     provider: str
     model: str
-    baseline_only: bool = False
+    lexical: bool = Field(False, alias="baseline_only")  # the report JSON keeps its key
     run_id: str
     started_at: str
     tool_version: str
@@ -156,7 +161,7 @@ class RunInfo(ScoreModel):
     )
 
 
-class Scorecard(ScoreModel):
+class Scorecard(StrictModel):
     """Everything the reports show, computed from a results record."""
 
     run: RunInfo
@@ -181,29 +186,6 @@ class Scorecard(ScoreModel):
     @property
     def failing(self) -> list[FixtureScore]:
         return [fixture for fixture in self.fixtures if fixture.passed is False]
-
-
-_SHARD = re.compile(r"^(\d+)/(\d+)$")
-
-
-def parse_shard(label: str) -> tuple[int, int] | None:
-    """``"2/3"`` → ``(2, 3)``: the shard's index and the number of shards; None if not a shard label."""
-    match = _SHARD.match(label)
-    return (int(match.group(1)), int(match.group(2))) if match else None
-
-
-def missing_shards(shards: Sequence[str]) -> list[str]:
-    """Shards ``i/N`` of the same N that were not given (``["1/3", "3/3"]`` → ``["2/3"]``)."""
-    totals: dict[int, set[int]] = {}
-    for label in shards:
-        parsed = parse_shard(label)
-        if parsed:
-            totals.setdefault(parsed[1], set()).add(parsed[0])
-    missing = []
-    for total, seen in sorted(totals.items()):
-        base = 0 if 0 in seen else 1
-        missing += [f"{index}/{total}" for index in range(base, total + base) if index not in seen]
-    return missing
 
 
 def tool_hash(tool: Tool) -> str:
@@ -241,7 +223,7 @@ def _summarise_fixture(fixture: Fixture, area: str, samples: list[SampleScore]) 
 
 
 # An answer with its fixture: what every metric counts.
-Answer = tuple[FixtureScore, SampleScore]
+ScoredSample = tuple[FixtureScore, SampleScore]
 
 
 def _mean_score(samples: Iterable[SampleScore]) -> float | None:
@@ -249,7 +231,7 @@ def _mean_score(samples: Iterable[SampleScore]) -> float | None:
     return sum(scores) / len(scores) if scores else None
 
 
-def _rate(answers: Iterable[Answer], hit: Callable[[FixtureScore, SampleScore], bool]) -> Rate:
+def _rate(answers: Iterable[ScoredSample], hit: Callable[[FixtureScore, SampleScore], bool]) -> Rate:
     items = list(answers)
     return Rate.of(sum(1 for fixture, sample in items if hit(fixture, sample)), len(items))
 
@@ -419,7 +401,7 @@ def _usage(results: Sequence[FixtureResult]) -> UsageSummary:
     )
 
 
-def _run_info(header: RunHeader, results: Recorded, baseline_only: bool, shards: list[str]) -> RunInfo:
+def _run_info(header: RunHeader, results: Recorded, lexical: bool, shards: list[str]) -> RunInfo:
     kinds = {fixture.id: fixture.kind for fixture in header.fixtures}
     # The modes select answers were actually asked in (a provider may fall back from forced to auto).
     modes = sorted(
@@ -433,7 +415,7 @@ def _run_info(header: RunHeader, results: Recorded, baseline_only: bool, shards:
     return RunInfo(
         provider=header.provider,
         model=header.model,
-        baseline_only=baseline_only,
+        lexical=lexical,
         run_id=header.run_id,
         started_at=header.started_at,
         tool_version=header.tool_version,
@@ -466,8 +448,8 @@ def score_results(
         notes.append(
             f"Expected tools not in the catalog (these fixtures cannot be right): {', '.join(missing_tools)}."
         )
-    baseline_only = header.baseline_only or header.provider == "lexical"
-    if baseline_only:  # every report says so in its own words, first; the runner's note would repeat it
+    lexical = header.lexical or header.provider == "lexical"
+    if lexical:  # every report says so in its own words, first; the runner's note would repeat it
         notes = [note for note in notes if not note.lower().startswith("lexical baseline")]
     shards = header.shard.split("+") if header.shard else []
     if len(shards) == 1:
@@ -487,7 +469,7 @@ def score_results(
                     options,
                     sample=index,
                     validators=validators,
-                    check_args=not baseline_only,
+                    check_args=not lexical,
                 )
                 for index in range(samples)
             ],
@@ -512,14 +494,14 @@ def score_results(
         # One shard alone is a complete report of that shard; merged shards must add up to the run.
         missing_shards=missing_shards(shards) if len(shards) > 1 else [],
     )
-    run = _run_info(header, recorded, baseline_only, shards)
+    run = _run_info(header, recorded, lexical, shards)
     gate = gate_for_run(
         top1=metrics.top1.value,
         options=gate_options,
         tool_count=run.tool_count,
         area_accuracy={area.area: area.accuracy.value for area in areas},
         preliminary=coverage.preliminary,
-        baseline_only=baseline_only,
+        lexical=lexical,
     )
     errors = Counter(
         sample.error_kind or "unknown" for f in fixtures for sample in f.samples if not sample.reached

@@ -1,0 +1,115 @@
+"""The one spending cap of a run, shared by live requests, Message Batches and ``--dry``.
+
+The rule: before a request is sent, its worst case is *reserved* — input as the dearest recent
+request cost (before the first answer: the whole prompt written to the cache), output at
+``max_tokens`` — and the request is sent only if what was spent, what is in flight and this
+reservation together stay within the cap. When the answer comes, the reservation is released and
+the real cost (from the answer's usage) is spent. ``--dry`` replays the same rule on the estimated
+costs, so the number of requests it says a budget allows is the number a live run sends.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from mcp_evals.providers.pricing import Price, batch_discount
+from mcp_evals.providers.tokens import estimate_tokens
+from mcp_evals.record.model import Usage
+
+# Tokens a request adds to the cacheable prefix (framing and the query) before the first answer shows.
+_QUERY_ALLOWANCE = 400
+
+
+@dataclass
+class Budget:
+    """Spent, reserved and the next request's worst case, against an optional cap in USD."""
+
+    limit_usd: float | None
+    price: Price | None
+    max_tokens: int
+    prefix: bytes = b""  # the cacheable prefix, for the estimate before any answer
+    batch: bool = False
+    spent_usd: float = 0.0
+    reserved_usd: float = 0.0
+    stopped: bool = False
+    _recent_input_costs: deque[float] = field(default_factory=lambda: deque(maxlen=16))
+
+    @property
+    def priced(self) -> bool:
+        return self.price is not None
+
+    def next_request_cost(self) -> float:
+        """What the next request could cost at most (0 when the price is unknown)."""
+        price = self.price
+        if price is None:
+            return 0.0
+        if self._recent_input_costs:
+            input_cost = max(self._recent_input_costs)
+        else:  # nothing observed yet: assume the whole prompt is written to the cache
+            prompt_tokens = estimate_tokens(self.prefix) + _QUERY_ALLOWANCE
+            input_cost = prompt_tokens * max(price.input, price.cache_write) / 1_000_000
+        output_cost = self.max_tokens * price.output / 1_000_000
+        return (input_cost + output_cost) * (batch_discount() if self.batch else 1.0)
+
+    def allows(self, estimate: float) -> bool:
+        if self.limit_usd is None:
+            return True
+        return self.spent_usd + self.reserved_usd + estimate <= self.limit_usd
+
+    def reserve(self) -> float | None:
+        """Reserve the next request's worst case; None (and ``stopped``) when it could cross the cap."""
+        estimate = self.next_request_cost()
+        if self.stopped or not self.allows(estimate):
+            self.stopped = True
+            return None
+        self.reserved_usd += estimate
+        return estimate
+
+    def release(self, reservation: float) -> None:
+        self.reserved_usd -= reservation
+
+    def spend(self, usage: Usage) -> float | None:
+        """The cost of an answer, counted as spent; None when the price is unknown."""
+        price = self.price
+        if price is None:
+            return None
+        cost = price.cost(usage, batch=self.batch)
+        output_only = price.cost(Usage(output_tokens=usage.output_tokens), batch=self.batch)
+        self._recent_input_costs.append(cost - output_only)
+        self.spent_usd += cost
+        return cost
+
+    def stop_message(self, estimate: float) -> str:
+        in_flight = f" (+${self.reserved_usd:.4f} in flight)" if self.reserved_usd else ""
+        return (
+            f"budget: spent ${self.spent_usd:.4f}{in_flight} of ${self.limit_usd:g}; the next request "
+            f"could cost up to ${estimate:.4f}, so no new requests are sent (PRELIMINARY run)"
+        )
+
+
+def requests_within(
+    limit_usd: float,
+    price: Price,
+    *,
+    max_tokens: int,
+    prefix: bytes,
+    expected: Sequence[Usage],
+    batch: bool = False,
+) -> int:
+    """How many of the requests (with these expected usages, in order) a run under ``limit_usd`` sends.
+
+    The live rule, one request at a time: reserve the worst case, send if it fits, spend the
+    expected cost. ``--dry`` uses it, so its "would stop after about N requests" is the live count.
+    """
+    budget = Budget(limit_usd, price, max_tokens, prefix=prefix, batch=batch)
+    sent = 0
+    for usage in expected:
+        reservation = budget.reserve()
+        if reservation is None:
+            break
+        budget.release(reservation)
+        budget.spend(usage)
+        sent += 1
+    return sent

@@ -1,0 +1,124 @@
+"""Planning a run (pure): which fixtures, which jobs, the header every report is rendered from."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Sequence
+
+from mcp_evals._version import __version__
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.config.model import GateOptions, ScoringOptions
+from mcp_evals.fixtures.model import Fixture, fixture_set_hash
+from mcp_evals.providers.base import Job, Provider
+from mcp_evals.providers.pricing import Price
+from mcp_evals.providers.tokens import estimate_request_tokens
+from mcp_evals.record.model import RunHeader, SamplingSettings
+from mcp_evals.record.shards import parse_shard
+
+
+def shard_fixtures(fixtures: Sequence[Fixture], index: int, count: int) -> list[Fixture]:
+    """A deterministic 1/N of the fixtures: balanced, disjoint, and the shards together are all of them.
+
+    Fixtures are ordered by a hash of their id (independent of file order and machine) and dealt
+    round-robin, so every shard gets a similar mix of areas and sizes differ by at most one.
+    """
+
+    def position(fixture: Fixture) -> tuple[str, str]:
+        return hashlib.sha256(fixture.id.encode("utf-8")).hexdigest(), fixture.id
+
+    ordered = sorted(fixtures, key=position)
+    chosen = {fixture.id for position, fixture in enumerate(ordered) if position % count == index - 1}
+    return [fixture for fixture in fixtures if fixture.id in chosen]
+
+
+def plan_fixtures(
+    fixtures: Sequence[Fixture], *, limit: int | None = None, shard: str | None = None
+) -> list[Fixture]:
+    """The fixtures a run covers: the first ``limit`` (a smoke run), then this run's shard."""
+    planned = list(fixtures[:limit] if limit is not None else fixtures)
+    if shard:
+        planned = shard_fixtures(planned, *parse_shard(shard))
+    return planned
+
+
+def plan_jobs(
+    fixtures: Sequence[Fixture], samples: int, done: set[tuple[str, str, int]] | None = None
+) -> list[Job]:
+    """One job per (fixture, sample), minus those ``done`` already holds (keyed by id, hash, sample)."""
+    done = done or set()
+    return [
+        Job(fixture, sample)
+        for fixture in fixtures
+        for sample in range(samples)
+        if (fixture.id, fixture.hash, sample) not in done
+    ]
+
+
+def make_header(
+    *,
+    provider: Provider,
+    catalog: Catalog,
+    planned: Sequence[Fixture],
+    all_fixtures: Sequence[Fixture],
+    system_prompt: str,
+    samples: int,
+    max_tokens: int,
+    temperature: float | None,
+    shard: str | None,
+    limit: int | None,
+    exclude_tools: Sequence[str],
+    scoring: ScoringOptions,
+    gate: GateOptions,
+    notes: Sequence[str] = (),
+) -> RunHeader:
+    forced_known = provider.mode_for(Fixture(id="-", query="-"), forced_rejected=False)
+    return RunHeader(
+        tool_version=__version__,
+        run_id=uuid.uuid4().hex[:16],
+        provider=provider.name,
+        model=provider.settings.model,
+        lexical=provider.lexical,
+        catalog=catalog,
+        catalog_hash=catalog.hash,
+        fixtures=list(planned),
+        fixture_set_hash=fixture_set_hash(all_fixtures),
+        system_prompt=system_prompt,
+        system_prompt_hash=hashlib.sha256(system_prompt.encode("utf-8")).hexdigest(),
+        tool_choice=forced_known or "none",
+        sampling=SamplingSettings(temperature=temperature, max_tokens=max_tokens, samples=samples),
+        shard=shard,
+        limit=limit,
+        exclude_tools=list(exclude_tools),
+        scoring=scoring,
+        gate=gate,
+        notes=list(notes),
+    )
+
+
+def run_notes(
+    provider: Provider, price: Price | None, *, batch: bool = False, replayed: str | None = None
+) -> list[str]:
+    """What the header (and so every report) must say about a run before it starts."""
+    notes: list[str] = []
+    if provider.lexical:
+        notes.append(
+            "lexical baseline (BM25 over tool names, descriptions and parameters, not a model): "
+            "advisory, never gates"
+        )
+    if replayed:
+        notes.append(replayed)
+    if batch:
+        notes.append("sent through the Message Batches API (50% price; latency not measured)")
+    notes.extend(provider.notes())
+    if provider.uses_network and price is None:
+        notes.append(f"no price known for {provider.settings.model}: cost not computed")
+    if provider.reports_cache_usage and provider.caching and price is not None:
+        prefix_tokens, _ = estimate_request_tokens(provider.cache_prefix(), "")
+        if prefix_tokens < price.min_cache_tokens:
+            notes.append(
+                f"the catalog and system prompt are about {prefix_tokens} tokens, below the "
+                f"{price.min_cache_tokens}-token minimum {provider.settings.model} caches: "
+                "expect nothing to be cached (every request pays full input price)"
+            )
+    return notes

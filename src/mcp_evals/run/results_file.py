@@ -1,0 +1,116 @@
+"""The results file of a run: written line by line as answers arrive, read back to resume."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from mcp_evals.errors import InputFileError
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.output.files import atomic_write
+from mcp_evals.record.model import FixtureResult, RunHeader, ToolChoiceMode
+from mcp_evals.record.read import read_results, write_line
+
+DEFAULT_RESULTS = "mcp-evals-results.ndjson"
+
+
+class ResultsWriter:
+    """Writes the header once the run knows its notes, then one flushed line per finished request."""
+
+    def __init__(self, path: Path, header: RunHeader, *, kept: Sequence[FixtureResult] = ()):
+        self.path = path
+        self.header = header
+        self.kept = list(kept)
+        self._stream: IO[str] | None = None
+
+    def start(self, notes: Iterable[str] = ()) -> None:
+        if self._stream is not None:
+            return
+        extra = [note for note in notes if note not in self.header.notes]
+        self.header = self.header.model_copy(update={"notes": [*self.header.notes, *extra]})
+        # A fresh run replaces the file; a resumed one is rewritten (atomically) with the new header and
+        # the answers it keeps, then appended to.
+        with atomic_write(self.path) as stream:
+            write_line(stream, self.header)
+            for result in self.kept:
+                write_line(stream, result)
+        self._stream = self.path.open("a", encoding="utf-8")
+
+    def write(self, result: FixtureResult) -> None:
+        if self._stream is None:
+            self.start()
+        assert self._stream is not None
+        write_line(self._stream, result)
+
+    def close(self) -> None:
+        if self._stream is not None:
+            self._stream.close()
+            self._stream = None
+
+    def amend(self, *, notes: Iterable[str] = (), tool_choice: ToolChoiceMode | None = None) -> None:
+        """Put what the run learnt after the header was written into it (rewrites the file atomically).
+
+        Reports are rendered from the record alone, so a late note (forced tool use rejected by a
+        batch, nothing cached) must reach the header, not only the terminal.
+        """
+        extra = [note for note in notes if note not in self.header.notes]
+        update: dict[str, Any] = {"notes": [*self.header.notes, *extra]} if extra else {}
+        if tool_choice is not None and tool_choice != self.header.tool_choice:
+            update["tool_choice"] = tool_choice
+        if not update or self._stream is None:
+            return
+        self.close()
+        self.header = self.header.model_copy(update=update)
+        with self.path.open(encoding="utf-8") as source, atomic_write(self.path) as target:
+            source.readline()  # the old header
+            write_line(target, self.header)
+            for line in source:
+                target.write(line)
+
+
+def resume_from(
+    path: Path,
+    *,
+    catalog_hash: str,
+    provider: str,
+    model: str,
+    fixtures: Sequence[Fixture],
+    samples: int,
+    all_fixtures: Sequence[Fixture] | None = None,
+) -> tuple[list[FixtureResult], set[tuple[str, str, int]]]:
+    """What an earlier (maybe killed) run in ``path`` already answered that this run can keep.
+
+    Returns the answers to keep in the file and the (id, hash, sample) keys of ``fixtures`` that need
+    no new request. Only reached answers for the same catalog, model, fixture content and sample
+    count; dropouts are retried. Answers for fixtures of ``all_fixtures`` outside this run's plan (a
+    smaller ``--limit``, another shard) are kept too, so resuming never throws paid answers away. A
+    file made against another catalog or model is refused rather than mixed.
+    """
+    if not path.exists():
+        return [], set()
+    earlier = read_results(path)
+    header = earlier.header
+    if header.catalog_hash != catalog_hash or header.model != model or header.provider != provider:
+        what = []
+        if header.catalog_hash != catalog_hash:
+            what.append(f"catalog {header.catalog_hash[:12]} (now {catalog_hash[:12]})")
+        if header.model != model or header.provider != provider:
+            what.append(f"model {header.provider}/{header.model} (now {provider}/{model})")
+        raise InputFileError(
+            f"{path}: cannot resume: the file holds a run with another {' and '.join(what)}",
+            hint="write this run to a new file with --results, or drop --resume to start over",
+        )
+    known = {(fixture.id, fixture.hash) for fixture in [*fixtures, *(all_fixtures or ())]}
+    kept = [
+        result
+        for result in earlier.results
+        if result.reached and (result.fixture_id, result.fixture_hash) in known and result.sample < samples
+    ]
+    planned = {(fixture.id, fixture.hash) for fixture in fixtures}
+    done = {
+        (result.fixture_id, result.fixture_hash, result.sample)
+        for result in kept
+        if (result.fixture_id, result.fixture_hash) in planned
+    }
+    return kept, done

@@ -1,0 +1,20 @@
+"""How counts and values read in messages and reports (one copy of each rule)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def plural(count: int, word: str, plural_form: str | None = None) -> str:
+    """``plural(1, "fix", "fixes")`` → ``"1 fix"``; ``plural(2, "tool")`` → ``"2 tools"``."""
+    return f"{count} {word if count == 1 else (plural_form or word + 's')}"
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, the last one an ellipsis when something was cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """A value as Python shows it, shortened: how validation messages quote a fixture's value."""
+    return shorten(repr(value), limit)

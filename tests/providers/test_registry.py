@@ -1,0 +1,121 @@
+"""One decision of which provider a run uses: the CLI and the Action agree on every setting.
+
+The matrix is the one that once drifted: which keys are present × which vendor's model is asked for
+× which provider the config names. The CLI is run for real (``run --dry``, which names the provider
+it chose and sends nothing); the Action's choice is what ``action run`` would pass to ``run``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from mcp_evals.action.context import Step
+from mcp_evals.action.eval_mode import eval_provider
+from mcp_evals.catalog.model import ServerInfo, build_catalog
+from mcp_evals.catalog.snapshot import write_snapshot
+from mcp_evals.cli import cli
+from mcp_evals.github.event import Event
+from mcp_evals.github.inputs import read_inputs
+from mcp_evals.providers.registry import KEY_VARIABLES, PAID_PROVIDERS, PROVIDERS, choose_provider
+
+LABELS = {
+    "Anthropic Messages API": "anthropic",
+    "OpenAI-compatible Chat Completions": "openai",
+    "lexical baseline (BM25, not a model)": "lexical",
+}
+KEYS = {
+    "none": {},
+    "anthropic": {"ANTHROPIC_API_KEY": "sk-ant-test"},
+    "openai": {"OPENAI_API_KEY": "sk-test"},
+    "both": {"ANTHROPIC_API_KEY": "sk-ant-test", "OPENAI_API_KEY": "sk-test"},
+}
+MODELS = [None, "claude-sonnet-5-5", "gpt-5.4"]
+CONFIGURED = [None, "anthropic", "openai"]
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("registry")
+    server = ServerInfo(
+        name="notes",
+        transport="stdio",
+        tools=[{"name": "search_notes", "description": "Find notes.", "inputSchema": {"type": "object"}}],
+    )
+    write_snapshot(build_catalog([server]), root / "catalog.json")
+    fixtures = [{"id": "find", "query": "find my dentist note", "expected_tool": "search_notes"}]
+    (root / "fixtures.yaml").write_text(yaml.safe_dump(fixtures), "utf-8")
+    return root
+
+
+def write_config(root: Path, configured: str | None, model: str | None) -> Path:
+    run = {key: value for key, value in (("provider", configured), ("model", model)) if value}
+    config = {"servers": [{"name": "notes", "snapshot": "catalog.json"}], "fixtures": "fixtures.yaml"}
+    if run:
+        config["run"] = run
+    name = f"mcp-evals-{configured}-{model}.yaml"
+    (root / name).write_text(yaml.safe_dump(config), "utf-8")
+    return root / name
+
+
+def cli_choice(config: Path, keys: dict[str, str]) -> str:
+    environ = {variable: "" for variable in KEY_VARIABLES} | keys
+    result = CliRunner().invoke(cli, ["run", "--config", str(config), "--dry"], env=environ)
+    assert result.exit_code == 0, result.output
+    match = re.search(r"nothing billable is sent \((.+)\)\n", result.output)
+    assert match, result.output
+    return LABELS[match.group(1)]
+
+
+def action_choice(config: Path, keys: dict[str, str]) -> str | None:
+    environ = {"INPUT_CONFIG": config.name, "GITHUB_EVENT_NAME": "workflow_dispatch"}
+    environ |= {f"INPUT_{variable.split('_')[0]}-API-KEY": value for variable, value in keys.items()}
+    inputs = read_inputs(environ)
+    step = Step(
+        inputs,
+        Event(name="workflow_dispatch", payload={}, repository="o/r"),
+        config.parent,
+        config.parent,
+        environ,
+    )
+    provider, skipped = eval_provider(step)
+    return None if skipped else provider
+
+
+@pytest.mark.parametrize(("keys", "model", "configured"), list(itertools.product(KEYS, MODELS, CONFIGURED)))
+def test_cli_and_action_choose_the_same_provider(
+    workspace: Path, keys: str, model: str | None, configured: str | None
+) -> None:
+    config = write_config(workspace, configured, model)
+    from_cli = cli_choice(config, KEYS[keys])
+    from_action = action_choice(config, KEYS[keys])
+    if from_action is None:  # the Action skips a paid eval it has no key for, never downgrades
+        key_missing = PROVIDERS[from_cli].key_env_var not in KEYS[keys]
+        assert (from_cli == "lexical" and keys == "none") or (from_cli in PAID_PROVIDERS and key_missing)
+    else:
+        assert from_action == from_cli
+    expected = choose_provider(None, configured, KEYS[keys], model).name
+    assert from_cli == expected
+
+
+def test_with_both_keys_the_model_decides() -> None:
+    both = KEYS["both"]
+    assert choose_provider(None, None, both, "gpt-5.4").name == "openai"
+    assert choose_provider(None, None, both, "claude-sonnet-5-5").name == "anthropic"
+    assert choose_provider(None, None, both, None).name == "anthropic"
+    assert choose_provider(None, None, {}, "gpt-5.4").name == "lexical"
+    assert choose_provider("openai", "anthropic", both, "claude-sonnet-5-5").name == "openai"
+
+
+def test_registry_lists_each_provider_once_with_its_key_variable() -> None:
+    assert list(PROVIDERS) == ["anthropic", "openai", "lexical", "replay"]
+    assert KEY_VARIABLES == ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+    for entry in PROVIDERS.values():
+        assert entry.load().name == entry.name
+    assert json.dumps(PAID_PROVIDERS) == '["anthropic", "openai"]'

@@ -8,7 +8,7 @@ prediction alike.
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -21,7 +21,6 @@ from mcp_evals.lint.model import PairScore
 from mcp_evals.lint.schemas import pipeline_parameters
 from mcp_evals.lint.text import (
     TfIdf,
-    bigrams,
     canonical_parts,
     cosine,
     jaccard,
@@ -36,6 +35,8 @@ from mcp_evals.providers.tokens import estimate_tokens
 DESCRIPTION_WEIGHT = 0.5
 NAME_WEIGHT = 0.3
 PARAMETER_WEIGHT = 0.2
+# Up to this edit distance, near names are found through deletion neighbourhoods (else pair by pair).
+MAX_DELETION_LIMIT = 3
 # Descriptions this similar (TF-IDF cosine) are also compared character by character, for near copies.
 COPY_FLOOR = 0.5
 
@@ -77,7 +78,8 @@ class PairAnalysis:
     kept: list[PairScore] = field(default_factory=list)
     near_names: list[NearName] = field(default_factory=list)
     near_identical: dict[tuple[str, str], float] = field(default_factory=dict)
-    scores: list[float] = field(default_factory=list)  # every pair's score, highest first
+    scores: list[float] = field(default_factory=list)  # the score of every pair that shares anything
+    pair_count: int = 0  # every pair, those that share nothing (score 0) included
 
 
 @dataclass
@@ -186,68 +188,71 @@ def tool_definition(tool: Tool) -> str:
 def compare_all(context: LintContext) -> PairAnalysis:
     """Score every pair of tools; keep the pairs some rule may report.
 
-    This is the lint's one quadratic step (124,750 pairs for 500 tools), so the loop works on
-    precomputed sets and dicts, and the costlier checks (edit distance, near-copy descriptions) run
-    only for the few pairs a cheap bound lets through.
+    This is the lint's one quadratic step (124,750 pairs for 500 tools). Rather than visiting every
+    pair, each tool meets only the earlier tools it shares something with, through inverted indexes
+    of description terms, name parts and parameter names: a pair that shares nothing scores 0 and
+    needs no work. Near-duplicate spellings are found through deletion neighbourhoods (two names
+    within k edits share a string that k deletions make of each), then confirmed by edit distance.
     """
     tools = context.tools
+    count = len(tools)
     thresholds = context.thresholds
     vectors = context.tfidf.vectors
-    terms = [frozenset(vector) for vector in vectors]
     names = context.name_parts
     parameters = context.parameter_sets
     word_sets = context.word_sets
-    lowered = [tool.wire_name.lower() for tool in tools]
-    lengths = [len(name) for name in lowered]
-    name_bigrams = [bigrams(name) for name in lowered]
     trigrams = [character_trigrams(tool.description) for tool in tools]
-    distance = thresholds.name_distance
     keep_floor = thresholds.confusable_pair
     overlap_floor = thresholds.vocabulary_overlap
     similar_floor = thresholds.description_similarity
-    analysis = PairAnalysis()
-    scores = analysis.scores
+    analysis = PairAnalysis(pair_count=count * (count - 1) // 2)
+    near = _near_names(context)
+    near_before: dict[int, set[int]] = defaultdict(set)
+    for earlier, later in near:
+        near_before[later].add(earlier)
+    for (i, j), reason in sorted(near.items()):
+        analysis.near_names.append(NearName((tools[i].name, tools[j].name), reason))
+    term_postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    name_postings: dict[str, list[int]] = defaultdict(list)
+    parameter_postings: dict[str, list[int]] = defaultdict(list)
     raw: list[tuple[int, int, float, float, float, float, float]] = []
-    for i in range(len(tools)):
-        vector_i, terms_i, names_i, params_i, words_i = (
-            vectors[i],
-            terms[i],
-            names[i],
-            parameters[i],
-            word_sets[i],
-        )
-        length_i, grams_i = lengths[i], name_bigrams[i]
-        for j in range(i + 1, len(tools)):
-            common = terms_i & terms[j]
-            if common:
-                vector_j = vectors[j]
-                description = sum([vector_i[term] * vector_j[term] for term in common])
-            else:
-                description = 0.0
-            shared = len(names_i & names[j])
-            name = shared / (len(names_i) + len(names[j]) - shared) if shared else 0.0
-            near = None
-            if (
-                abs(length_i - lengths[j]) <= distance
-                and min(length_i, lengths[j]) > 4
-                and len(grams_i & name_bigrams[j]) >= max(len(grams_i), len(name_bigrams[j])) - 2 * distance
-            ):
-                near = _near_name(lowered[i], lowered[j], distance)
-            if near is None and name == 1.0:
-                near = "the same words once synonyms and plurals are merged"
-            if near is not None:
+    scores = analysis.scores
+    for i in range(count):
+        dots: dict[int, float] = defaultdict(float)
+        for term, weight in vectors[i].items():
+            postings = term_postings[term]
+            for j, other in postings:
+                dots[j] += weight * other
+            postings.append((i, weight))
+        shared_names: dict[int, int] = defaultdict(int)
+        for part in names[i]:
+            for j in name_postings[part]:
+                shared_names[j] += 1
+            name_postings[part].append(i)
+        shared_parameters: dict[int, int] = defaultdict(int)
+        for parameter in parameters[i]:
+            for j in parameter_postings[parameter]:
+                shared_parameters[j] += 1
+            parameter_postings[parameter].append(i)
+        names_i, params_i, words_i = len(names[i]), len(parameters[i]), word_sets[i]
+        candidates = dots.keys() | shared_names.keys() | shared_parameters.keys() | near_before[i]
+        for j in candidates:
+            description = dots.get(j, 0.0)
+            shared = shared_names.get(j, 0)
+            if (j, i) in near or (shared and shared == names_i == len(names[j])):
                 name = 1.0
-                analysis.near_names.append(NearName((tools[i].name, tools[j].name), near))
-            shared = len(params_i & parameters[j])
-            params = shared / (len(params_i) + len(parameters[j]) - shared) if shared else 0.0
+            else:
+                name = shared / (names_i + len(names[j]) - shared) if shared else 0.0
+            shared = shared_parameters.get(j, 0)
+            params = shared / (params_i + len(parameters[j]) - shared) if shared else 0.0
             score = DESCRIPTION_WEIGHT * description + NAME_WEIGHT * name + PARAMETER_WEIGHT * params
             scores.append(score)
             if score >= keep_floor or description >= similar_floor or description >= COPY_FLOOR:
-                raw.append((i, j, score, description, name, params, jaccard(words_i, word_sets[j])))
-            elif common:
-                overlap = jaccard(words_i, word_sets[j])
+                raw.append((j, i, score, description, name, params, jaccard(word_sets[j], words_i)))
+            elif description and _may_overlap(len(word_sets[j]), len(words_i), overlap_floor):
+                overlap = jaccard(word_sets[j], words_i)
                 if overlap > overlap_floor:
-                    raw.append((i, j, score, description, name, params, overlap))
+                    raw.append((j, i, score, description, name, params, overlap))
     for i, j, score, description, name, params, overlap in raw:
         copy = jaccard(trigrams[i], trigrams[j]) if description >= COPY_FLOOR else 0.0
         if copy >= thresholds.near_identical:
@@ -269,6 +274,57 @@ def compare_all(context: LintContext) -> PairAnalysis:
     scores.sort(reverse=True)
     analysis.kept.sort(key=lambda pair: (-pair.score, pair.tools))
     return analysis
+
+
+def _may_overlap(size_a: int, size_b: int, floor: float) -> bool:
+    """Whether two sets of these sizes can have a Jaccard above ``floor`` (at best min/max)."""
+    return bool(size_a and size_b) and min(size_a, size_b) / max(size_a, size_b) > floor
+
+
+def _deletions(name: str, limit: int) -> set[str]:
+    """Every string ``limit`` or fewer deletions make of ``name``."""
+    found = {name}
+    frontier = {name}
+    for _ in range(limit):
+        frontier = {word[:index] + word[index + 1 :] for word in frontier for index in range(len(word))}
+        found |= frontier
+    return found
+
+
+def _near_names(context: LintContext) -> dict[tuple[int, int], str]:
+    """(earlier index, later index) → why two names are near-duplicates (spelling, or the same words)."""
+    limit = context.thresholds.name_distance
+    lowered = [tool.wire_name.lower() for tool in context.tools]
+    found: dict[tuple[int, int], str] = {}
+    eligible = [index for index, name in enumerate(lowered) if len(name) > 4]
+    candidates: set[tuple[int, int]] = set()
+    if limit <= MAX_DELETION_LIMIT:
+        by_variant: dict[str, list[int]] = defaultdict(list)
+        for index in eligible:
+            for variant in _deletions(lowered[index], min(limit, len(lowered[index]) - 1)):
+                by_variant[variant].append(index)
+        candidates = {(a, b) for group in by_variant.values() for a in group for b in group if a < b}
+    else:  # deletion neighbourhoods grow combinatorially: compare names of close lengths instead
+        candidates = {
+            (a, b)
+            for a in eligible
+            for b in eligible
+            if a < b and abs(len(lowered[a]) - len(lowered[b])) <= limit
+        }
+    for a, b in sorted(candidates):
+        reason = _near_name(lowered[a], lowered[b], limit)
+        if reason is not None:
+            found[(a, b)] = reason
+    by_words: dict[frozenset[str], list[int]] = defaultdict(list)
+    for index, parts in enumerate(context.name_parts):
+        if parts:
+            by_words[parts].append(index)
+    for group in by_words.values():
+        for a in group:
+            for b in group:
+                if a < b and (a, b) not in found:
+                    found[(a, b)] = "the same words once synonyms and plurals are merged"
+    return found
 
 
 def character_trigrams(text: str) -> frozenset[str]:

@@ -76,7 +76,7 @@ def check_prediction(
         hits=len(hits),
         precision=len(hits) / len(testable) if testable else None,
         recall=sum(1 for key in observed if key in predicted_keys) / len(observed) if observed else None,
-        pairs_total=len(context.pairs.scores),
+        pairs_total=context.pairs.pair_count,
         observed_pairs=rows,
         missed_predictions=[key for key in testable if key not in observed],
     )

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from mcp_evals.lint.model import Finding, LintReport, ObservedPair
 from mcp_evals.report.escape import md_code, md_text
+from mcp_evals.wording import plural
 
 DEFAULT_MAX_CHARS = 30_000
 TOP_FINDINGS = 10
@@ -25,10 +26,6 @@ def _size(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'s' * (count != 1)}"
-
-
 def _row(finding: Finding) -> str:
     where = md_code(finding.location) if finding.location else ""
     ignored = f" *(ignored: {md_text(finding.suppressed, 120)})*" if finding.suppressed else ""
@@ -39,7 +36,7 @@ def _row(finding: Finding) -> str:
 
 
 def _verdict(report: LintReport) -> str:
-    counts = ", ".join(_plural(report.count(severity), severity) for severity in ("error", "warning", "info"))
+    counts = ", ".join(plural(report.count(severity), severity) for severity in ("error", "warning", "info"))
     ignored = len(report.findings) - len(report.active)
     if report.fail_on == "never":
         outcome = "advisory (`lint.fail_on: never`)"
@@ -48,7 +45,7 @@ def _verdict(report: LintReport) -> str:
     else:
         outcome = f"passes (`lint.fail_on: {report.fail_on}`)"
     extra = f", {ignored} ignored" if ignored else ""
-    return f"{_plural(report.tools, 'tool')} · {counts}{extra} · {outcome}"
+    return f"{plural(report.tools, 'tool')} · {counts}{extra} · {outcome}"
 
 
 def _pairs(report: LintReport) -> list[str]:
@@ -130,7 +127,7 @@ def render_lint_markdown(report: LintReport, *, max_chars: int | None = DEFAULT_
     text = "\n".join([*head, *body])
     if not report.findings:
         return text
-    details_head = ["", "<details>", f"<summary>All {_plural(len(report.findings), 'finding')}</summary>", ""]
+    details_head = ["", "<details>", f"<summary>All {plural(len(report.findings), 'finding')}</summary>", ""]
     details_tail = ["", "</details>"]
     rows = [_row(finding) for finding in report.findings]
     full = "\n".join([text, *details_head, *_TABLE_HEAD, *rows, *details_tail])

@@ -6,12 +6,9 @@ import json
 
 from mcp_evals.lint.model import LintReport, PredictionCheck, TokenReport
 from mcp_evals.report.escape import plain
+from mcp_evals.wording import plural
 
 PAIRS_SHOWN = 10
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def token_lines(tokens: TokenReport) -> list[str]:
@@ -86,10 +83,10 @@ def render_text(report: LintReport) -> str:
     lines += [f"note: {note}" for note in report.notes]
     ignored = len(report.findings) - len(report.active)
     verdict = "FAILED" if report.failed else "ok"
-    counts = ", ".join(_plural(report.count(severity), severity) for severity in ("error", "warning", "info"))
+    counts = ", ".join(plural(report.count(severity), severity) for severity in ("error", "warning", "info"))
     fail_on = "never fails" if report.fail_on == "never" else f"fails on {report.fail_on}"
     lines.append(
-        f"{verdict}: {_plural(report.tools, 'tool')}, {counts}"
+        f"{verdict}: {plural(report.tools, 'tool')}, {counts}"
         + (f", {ignored} ignored" if ignored else "")
         + f" ({fail_on})"
     )

@@ -133,11 +133,13 @@ def similar_descriptions(context: LintContext) -> Iterator[Hit]:
 
 def mentions(text: str, name: str) -> bool:
     """The text names a tool: as written, or as its words (``list_tickets`` → "list tickets")."""
-    lowered = text.lower()
-    if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", lowered):
+    lowered, wanted = text.lower(), name.lower()
+    if wanted in lowered and re.search(rf"(?<![\w-]){re.escape(wanted)}(?![\w-])", lowered):
         return True
     spaced = " ".join(name_parts(name))
-    return len(spaced.split()) > 1 and re.search(rf"\b{re.escape(spaced)}\b", lowered) is not None
+    if len(spaced.split()) < 2 or spaced not in lowered:
+        return False
+    return re.search(rf"\b{re.escape(spaced)}\b", lowered) is not None
 
 
 @rule(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+import statistics
 from collections.abc import Iterator, Sequence
 
 from mcp_evals.catalog.model import Tool
@@ -13,7 +14,6 @@ from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
 from mcp_evals.lint.schemas import properties_of, walk
 from mcp_evals.lint.text import name_parts
-from mcp_evals.score.intervals import Z_95
 
 # A concrete value in a query: quoted text, an email, a URL, a path, anything with a digit, a snake_id.
 _VALUE = re.compile(
@@ -26,6 +26,7 @@ _VALUE = re.compile(
     | (?<![\w-])[A-Za-z]+_[A-Za-z0-9_]+
     """
 )
+Z_95 = statistics.NormalDist().inv_cdf(0.975)
 # The collapse the calibration saw (refusal at 50 %) must be told apart from a healthy catalog (80 %).
 COLLAPSED_RATE = 0.5
 HEALTHY_RATE = 0.8

@@ -1,4 +1,8 @@
-"""``mcp-evals lint`` as a user runs it: outputs, exit codes, config, ignores, bad input."""
+"""``mcp-evals lint`` as a user runs it: outputs, exit codes, config, ignores, bad input.
+
+``sarif-schema-2.1.0.json`` beside this file is the official OASIS SARIF 2.1.0 schema (errata 01), as
+published in oasis-tcs/sarif-spec under Schemata/ (112,768 bytes, unchanged).
+"""
 
 from __future__ import annotations
 
@@ -150,6 +154,14 @@ def test_json_output_reads_back_as_a_report(project: Path, capsys: pytest.Captur
     assert {finding.rule for finding in report.findings} >= set(KNOWN_DEFECTS)
 
 
+def test_the_vendored_schema_is_the_official_one() -> None:
+    assert SARIF_SCHEMA["id"] == (
+        "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+    )
+    assert (Path(__file__).parent / "sarif-schema-2.1.0.json").stat().st_size == 112_768
+    jsonschema.Draft4Validator.check_schema(SARIF_SCHEMA)
+
+
 def test_sarif_output_validates_and_every_result_has_a_physical_location(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -200,3 +212,16 @@ def test_rules_md_prints_the_table_and_docs_lint_md_is_current(capsys: pytest.Ca
     assert committed == "\n" + rules_markdown(), "docs/lint.md is stale: run scripts/lint-docs"
     for rule in all_rules():
         assert f'<a id="{rule.id.lower()}"></a>{rule.id}' in committed
+
+
+def test_sarif_fingerprints_survive_moved_lines(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def fingerprints() -> list[tuple[str, str]]:
+        log = json.loads(run_main(capsys, "lint", "--format", "sarif").out)
+        return sorted(
+            (r["ruleId"], r["partialFingerprints"]["mcpEvalsLint/v1"]) for r in log["runs"][0]["results"]
+        )
+
+    before = fingerprints()
+    cases = project.parent / "fixtures" / "cases.yaml"
+    cases.write_text("# moved down\n\n" + cases.read_text("utf-8"), "utf-8")
+    assert fingerprints() == before

@@ -57,7 +57,7 @@ def _model(config: Config) -> str:
 @click.option(
     "--probe",
     is_flag=True,
-    help="Also call each tool that has required parameters with {} (not available yet).",
+    help="Call each tool that has required parameters with {} (not available yet).",
 )
 @click.option("--rules-md", is_flag=True, help="Print the rules table (as in docs/lint.md) and exit.")
 def lint(

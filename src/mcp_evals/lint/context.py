@@ -18,7 +18,7 @@ from mcp_evals.catalog.model import Catalog, Tool, matches
 from mcp_evals.config.model import LintThresholds
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.lint.model import PairScore
-from mcp_evals.lint.schemas import pipeline_parameters
+from mcp_evals.lint.schemas import pipeline_parameters, properties_of, walk
 from mcp_evals.lint.text import (
     TfIdf,
     canonical_parts,
@@ -145,6 +145,19 @@ class LintContext:
         """Tool → its pipeline parameters (ids, cursors, tokens, timestamps) and whether each is required."""
         return {tool.name: pipeline_parameters(tool) for tool in self.tools}
 
+    @cached_property
+    def nodes(self) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+        """Tool → every (sub-)schema of its input schema with its path (walked once for all rules)."""
+        return {tool.name: list(walk(tool.input_schema)) for tool in self.tools}
+
+    @cached_property
+    def property_names(self) -> dict[str, set[str]]:
+        """Tool → the names of the properties its input schema declares at any depth."""
+        return {
+            name: {key for _, node in nodes for key in properties_of(node)}
+            for name, nodes in self.nodes.items()
+        }
+
     # ------------------------------------------------------------------ tokens
 
     @cached_property
@@ -235,6 +248,7 @@ def compare_all(context: LintContext) -> PairAnalysis:
                 shared_parameters[j] += 1
             parameter_postings[parameter].append(i)
         names_i, params_i, words_i = len(names[i]), len(parameters[i]), word_sets[i]
+        size_i = len(words_i)
         candidates = dots.keys() | shared_names.keys() | shared_parameters.keys() | near_before[i]
         for j in candidates:
             description = dots.get(j, 0.0)
@@ -249,7 +263,11 @@ def compare_all(context: LintContext) -> PairAnalysis:
             scores.append(score)
             if score >= keep_floor or description >= similar_floor or description >= COPY_FLOOR:
                 raw.append((j, i, score, description, name, params, jaccard(word_sets[j], words_i)))
-            elif description and _may_overlap(len(word_sets[j]), len(words_i), overlap_floor):
+            elif (
+                description
+                and (size := len(word_sets[j]))
+                and min(size, size_i) > overlap_floor * max(size, size_i)
+            ):
                 overlap = jaccard(word_sets[j], words_i)
                 if overlap > overlap_floor:
                     raw.append((j, i, score, description, name, params, overlap))
@@ -278,7 +296,7 @@ def compare_all(context: LintContext) -> PairAnalysis:
 
 def _may_overlap(size_a: int, size_b: int, floor: float) -> bool:
     """Whether two sets of these sizes can have a Jaccard above ``floor`` (at best min/max)."""
-    return bool(size_a and size_b) and min(size_a, size_b) / max(size_a, size_b) > floor
+    return size_a > 0 and min(size_a, size_b) > floor * max(size_a, size_b)
 
 
 def _deletions(name: str, limit: int) -> set[str]:

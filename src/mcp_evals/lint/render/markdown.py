@@ -36,7 +36,10 @@ def _row(finding: Finding) -> str:
 
 
 def _verdict(report: LintReport) -> str:
-    counts = ", ".join(plural(report.count(severity), severity) for severity in ("error", "warning", "info"))
+    counts = ", ".join(
+        plural(report.count(severity), severity, "info" if severity == "info" else None)
+        for severity in ("error", "warning", "info")
+    )
     ignored = len(report.findings) - len(report.active)
     if report.fail_on == "never":
         outcome = "advisory (`lint.fail_on: never`)"

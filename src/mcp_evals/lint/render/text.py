@@ -83,7 +83,10 @@ def render_text(report: LintReport) -> str:
     lines += [f"note: {note}" for note in report.notes]
     ignored = len(report.findings) - len(report.active)
     verdict = "FAILED" if report.failed else "ok"
-    counts = ", ".join(plural(report.count(severity), severity) for severity in ("error", "warning", "info"))
+    counts = ", ".join(
+        plural(report.count(severity), severity, "info" if severity == "info" else None)
+        for severity in ("error", "warning", "info")
+    )
     fail_on = "never fails" if report.fail_on == "never" else f"fails on {report.fail_on}"
     lines.append(
         f"{verdict}: {plural(report.tools, 'tool')}, {counts}"

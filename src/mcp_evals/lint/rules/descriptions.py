@@ -7,7 +7,6 @@ from collections.abc import Iterator
 
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
-from mcp_evals.lint.schemas import properties_of, walk
 from mcp_evals.lint.text import name_parts
 from mcp_evals.providers.tokens import estimate_tokens
 
@@ -184,7 +183,7 @@ def no_contrast(context: LintContext) -> Iterator[Hit]:
 )
 def unknown_tool_mentioned(context: LintContext) -> Iterator[Hit]:
     known = {name.lower() for tool in context.tools for name in (tool.name, tool.wire_name)}
-    parameters = {name.lower() for tool in context.tools for name in _all_property_names(tool.input_schema)}
+    parameters = {name.lower() for names in context.property_names.values() for name in names}
     for tool in context.tools:
         seen: set[str] = set()
         for match in _IDENTIFIER.finditer(tool.description):
@@ -200,10 +199,6 @@ def unknown_tool_mentioned(context: LintContext) -> Iterator[Hit]:
                 f"the description of {tool.name!r} mentions {identifier!r}, which is no tool of this catalog",
                 tools=(tool.name,),
             )
-
-
-def _all_property_names(schema: object) -> set[str]:
-    return {name for _, node in walk(schema) for name in properties_of(node)}
 
 
 @rule(

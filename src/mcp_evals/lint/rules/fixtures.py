@@ -12,7 +12,6 @@ from mcp_evals.fixtures.model import AnyValue, Contains, Fixture, OneOf, Regex, 
 from mcp_evals.fixtures.validate import fixture_area
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
-from mcp_evals.lint.schemas import properties_of, walk
 from mcp_evals.lint.text import name_parts
 
 # A concrete value in a query: quoted text, an email, a URL, a path, anything with a digit, a snake_id.
@@ -55,13 +54,7 @@ def _multi_part(name: str) -> bool:
 )
 def vocabulary_leak(context: LintContext) -> Iterator[Hit]:
     tools = [name for tool in context.tools for name in (tool.name, tool.wire_name) if _multi_part(name)]
-    keys = [
-        name
-        for tool in context.tools
-        for _, node in walk(tool.input_schema)
-        for name in properties_of(node)
-        if _multi_part(name)
-    ]
+    keys = [name for names in context.property_names.values() for name in names if _multi_part(name)]
     tool_pattern, key_pattern = _identifier_pattern(tools), _identifier_pattern(keys)
     for fixture in context.fixtures or ():
         for pattern, what in ((tool_pattern, "the tool name"), (key_pattern, "the parameter key")):

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.probe import is_actionable
 from mcp_evals.lint.registry import rule
-from mcp_evals.report.escape import plain
+from mcp_evals.wording import shorten
 
 
 @rule(
@@ -46,6 +46,6 @@ def not_actionable(context: LintContext) -> Iterator[Hit]:
             continue
         yield Hit(
             f"{tool.name!r} rejects a call without its required arguments with an error that names "
-            f"neither them nor what it expected: {plain(result.text, 120)!r}",
+            f"neither them nor what it expected: {shorten(' '.join(result.text.split()), 120)!r}",
             tools=(tool.name,),
         )

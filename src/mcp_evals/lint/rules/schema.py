@@ -14,10 +14,8 @@ from mcp_evals.lint.schemas import (
     has_type,
     parameter_path,
     properties_of,
-    property_count,
     resolve_pointer,
     types_of,
-    walk,
 )
 
 # Prose that lists the values a parameter allows: these belong in an `enum`.
@@ -78,7 +76,7 @@ def optional_undocumented(context: LintContext) -> Iterator[Hit]:
 )
 def untyped(context: LintContext) -> Iterator[Hit]:
     for tool in context.tools:
-        for path, node in walk(tool.input_schema):
+        for path, node in context.nodes[tool.name]:
             for name, schema in properties_of(node).items():
                 if not has_type(schema):
                     where = f"{path}.properties.{name}" if path else name
@@ -142,7 +140,7 @@ def pipeline(context: LintContext) -> Iterator[Hit]:
 )
 def array_without_items(context: LintContext) -> Iterator[Hit]:
     for tool in context.tools:
-        for path, node in walk(tool.input_schema):
+        for path, node in context.nodes[tool.name]:
             if (
                 "array" in types_of({"type": node.get("type")})
                 and "items" not in node
@@ -188,7 +186,7 @@ def root_schema(context: LintContext) -> Iterator[Hit]:
 )
 def unresolved_ref(context: LintContext) -> Iterator[Hit]:
     for tool in context.tools:
-        for path, node in walk(tool.input_schema):
+        for path, node in context.nodes[tool.name]:
             reference = node.get("$ref")
             if isinstance(reference, str) and not resolve_pointer(tool.input_schema, reference):
                 yield Hit(
@@ -306,7 +304,7 @@ def no_example(context: LintContext) -> Iterator[Hit]:
 def very_large(context: LintContext) -> Iterator[Hit]:
     limit = context.thresholds.max_schema_properties
     for tool in context.tools:
-        count = property_count(tool.input_schema)
+        count = sum(len(properties_of(node)) for _, node in context.nodes[tool.name])
         if count > limit:
             yield Hit(
                 f"the input schema of {tool.name!r} declares {count} properties (more than {limit})",

@@ -1,4 +1,4 @@
-"""Runner benchmarks against the fake Anthropic API (tests/runner/fake_anthropic.py).
+"""Runner benchmarks against the fake Anthropic API (tests/fakes/fake_anthropic.py).
 
     .venv/bin/python bench/runner.py            # all four
     .venv/bin/python bench/runner.py --quick    # smaller sizes, for a smoke check
@@ -30,7 +30,7 @@ import anyio
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "runner"))
+sys.path.insert(0, str(REPO / "tests" / "fakes"))
 
 from fake_anthropic import API_KEY, FakeAnthropic  # noqa: E402
 
@@ -123,7 +123,7 @@ class FakeProcess:
 
     def __init__(self, latency: float) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, str(REPO / "tests" / "runner" / "fake_anthropic.py"), "--latency", str(latency)],
+            [sys.executable, str(REPO / "tests" / "fakes" / "fake_anthropic.py"), "--latency", str(latency)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

@@ -1,14 +1,29 @@
-"""Shared test helpers: where things are, and running the real CLI as a user would."""
+"""Shared test fixtures: where things are, running the real CLI as a user would (a subprocess, or
+in this process), projects on the helpdesk catalog, and the fake model APIs on loopback."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
+
+from fakes.fake_anthropic import FakeAnthropic
+from fakes.fake_github import FakeGitHub, RunningFakeGitHub
+from fakes.fake_openai import FakeOpenAI
+from mcp_evals.catalog.extract import extract_catalog
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
+from mcp_evals.cli import main
+from mcp_evals.config.load import load_config
+from mcp_evals.fixtures.load import load_fixtures
+from mcp_evals.fixtures.model import Fixture
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples"
@@ -52,3 +67,139 @@ def run_cli() -> RunCli:
         )
 
     return run
+
+
+# -- the run's fixtures: the helpdesk catalog (read once), projects, fake model APIs, the CLI in-process --
+
+SECRETS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
+EVAL_VARIABLES = ("EVAL_MODEL", "EVAL_CONCURRENCY", "EVAL_LIMIT", "EVAL_BUDGET_USD", "MCP_EVALS_CONFIG")
+
+
+@pytest.fixture(scope="session")
+def helpdesk_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The helpdesk example's live catalog, read once over stdio and saved as a snapshot."""
+    path = tmp_path_factory.mktemp("catalog") / "helpdesk.catalog.json"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+        catalog = extract_catalog(load_config(HELPDESK / "mcp-evals.yaml"))
+    write_snapshot(catalog, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def helpdesk_catalog(helpdesk_snapshot: Path) -> Catalog:
+    config = load_config(HELPDESK / "mcp-evals.yaml")
+    return load_catalog(helpdesk_snapshot, areas=config.areas)
+
+
+@pytest.fixture(scope="session")
+def helpdesk_fixtures() -> list[Fixture]:
+    return load_fixtures(load_config(HELPDESK / "mcp-evals.yaml"))
+
+
+@dataclass
+class Project:
+    """A folder with an mcp-evals.yaml reading the helpdesk catalog from a snapshot."""
+
+    root: Path
+    config: Path
+    results: Path
+
+    def write_fixtures(self, fixtures: list[dict[str, Any]]) -> None:
+        (self.root / "fixtures.yaml").write_text(yaml.safe_dump({"fixtures": fixtures}, sort_keys=False))
+
+
+MakeProject = Callable[..., Project]
+
+
+@pytest.fixture
+def make_project(tmp_path: Path, helpdesk_snapshot: Path) -> MakeProject:
+    def make(*, run: dict[str, Any] | None = None, own_fixtures: bool = False, **extra: Any) -> Project:
+        example = yaml.safe_load((HELPDESK / "mcp-evals.yaml").read_text())
+        document: dict[str, Any] = {
+            "servers": [{"name": "helpdesk", "snapshot": str(helpdesk_snapshot)}],
+            "areas": example["areas"],
+            "fixtures": "fixtures.yaml" if own_fixtures else str(HELPDESK / "fixtures" / "*.yaml"),
+            "system_prompt": example["system_prompt"],
+            "run": {"max_wait": 0.05, "timeout": 5, **(run or {})},
+            **extra,
+        }
+        if not own_fixtures:
+            document["validation"] = example.get("validation", {})
+        config = tmp_path / "mcp-evals.yaml"
+        config.write_text(yaml.safe_dump(document, sort_keys=False))
+        return Project(root=tmp_path, config=config, results=tmp_path / "results.ndjson")
+
+    return make
+
+
+@pytest.fixture
+def project(make_project: MakeProject) -> Project:
+    return make_project()
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """No keys, no base URLs, no EVAL_* settings from the developer's shell."""
+    for name in (*SECRETS, *EVAL_VARIABLES):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MCP_EVALS_PROGRESS_SECONDS", "0.2")
+    return monkeypatch
+
+
+@pytest.fixture
+def anthropic_fake(clean_env: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
+    fake = FakeAnthropic().start()
+    clean_env.setenv("ANTHROPIC_API_KEY", fake.key)
+    clean_env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+@pytest.fixture
+def openai_fake(clean_env: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+    fake = FakeOpenAI().start()
+    assert fake.key is not None
+    clean_env.setenv("OPENAI_API_KEY", fake.key)
+    clean_env.setenv("OPENAI_BASE_URL", fake.base_url + "/v1")
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+Cli = Callable[..., CliResult]
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Cli:
+    """Run ``mcp-evals ARGS…`` in this process (fast); returns the exit code and the output."""
+
+    def run(*args: str | Path) -> CliResult:
+        capsys.readouterr()
+        try:
+            main([str(arg) for arg in args])
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+        else:  # pragma: no cover - main always exits
+            code = 0
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def fake_github() -> Iterator[FakeGitHub]:
+    """A fake GitHub REST API on loopback (comments, pull requests), as the Action's tests use it."""
+    with RunningFakeGitHub() as fake:
+        yield fake

@@ -10,7 +10,7 @@ import pytest
 
 from mcp_evals.cli.schema_cmd import Which, schema_document, schema_text
 from mcp_evals.config.documents import load_document
-from validate_helpers import run_main
+from support.validate_helpers import run_main
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = REPO_ROOT / "schemas"

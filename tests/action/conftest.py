@@ -4,38 +4,22 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .events import REPOSITORY
-from .fake_github import FakeGitHub, RunningFakeGitHub
+from fakes.github_events import REPOSITORY
+from support.step_files import parse_outputs
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = REPO_ROOT / "entrypoint.sh"
 VENV_BIN = Path(sys.executable).parent
-
-_OUTPUT_BLOCK = re.compile(
-    r"^(?P<name>[^\n=<]+)<<(?P<delim>[^\n]+)\n(?P<value>.*?)\n(?P=delim)\n", re.S | re.M
-)
-
-
-def parse_outputs(text: str) -> dict[str, str]:
-    """Read a ``GITHUB_OUTPUT`` file the way the runner does (multi-line blocks and ``name=value``)."""
-    outputs = {match["name"]: match["value"] for match in _OUTPUT_BLOCK.finditer(text)}
-    rest = _OUTPUT_BLOCK.sub("", text)
-    for line in rest.splitlines():
-        if "=" in line:
-            name, value = line.split("=", 1)
-            outputs[name] = value
-    return outputs
 
 
 @dataclass
@@ -119,12 +103,6 @@ class ActionStep:
             timeout=timeout,
             check=False,
         )
-
-
-@pytest.fixture
-def fake_github() -> Iterator[FakeGitHub]:
-    with RunningFakeGitHub() as fake:
-        yield fake
 
 
 @pytest.fixture

@@ -20,13 +20,15 @@ from pathlib import Path
 
 import pytest
 
-# the runner's fake Anthropic API (tests/ is on sys.path: pytest imports tests/runner as `runner`)
-from runner.fake_anthropic import FakeAnthropic
-from runner.fake_http import after
+from fakes import github_events as events
 
-from . import events
-from .conftest import REPO_ROOT, copy_example, parse_outputs
-from .fake_github import FakeGitHub, RunningFakeGitHub
+# the runner's fake Anthropic API (tests/ is on sys.path: pytest imports tests/runner as `runner`)
+from fakes.fake_anthropic import FakeAnthropic
+from fakes.fake_github import FakeGitHub, RunningFakeGitHub
+from fakes.fake_http import after
+from support.step_files import parse_outputs
+
+from .conftest import REPO_ROOT, copy_example
 
 pytestmark = [pytest.mark.container, pytest.mark.timeout(1800)]
 

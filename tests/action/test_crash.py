@@ -8,10 +8,10 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
+from fakes import github_events as events
 from mcp_evals.action.crash import EXIT_CRASH, guarded
 from mcp_evals.errors import ConfigError
 
-from . import events
 from .conftest import ActionStep
 
 KEY = "sk-ant-api03-crash-report-7c41e0"

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from . import events
+from fakes import github_events as events
+from fakes.fake_github import FakeGitHub
+
 from .conftest import VENV_BIN, ActionStep, copy_example
-from .fake_github import FakeGitHub
 
 KEY = "sk-ant-api03-scoping-proof-5f9d2c"
 HELPDESK_INPUTS = {"WORKING-DIRECTORY": "examples/helpdesk"}

@@ -15,16 +15,16 @@ from pathlib import Path
 import anyio
 import pytest
 
+from fakes import github_events as events
+
+# the runner's fake Anthropic API (tests/ is on sys.path: pytest imports tests/runner as `runner`)
+from fakes.fake_anthropic import FakeAnthropic
+from fakes.fake_github import FakeGitHub
+from fakes.fake_http import after
 from mcp_evals.config.load import load_config
 from mcp_evals.servers.client import server_environment
 
-# the runner's fake Anthropic API (tests/ is on sys.path: pytest imports tests/runner as `runner`)
-from runner.fake_anthropic import FakeAnthropic
-from runner.fake_http import after
-
-from . import events
 from .conftest import REPO_ROOT, VENV_BIN, ActionStep, copy_example
-from .fake_github import FakeGitHub
 
 KEY = "sk-ant-api03-KEY-SCOPING-PROOF-7c1e9a"
 EVERYTHING = (

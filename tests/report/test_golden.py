@@ -10,9 +10,9 @@ from mcp_evals.config.model import GateOptions
 from mcp_evals.record.read import Results
 from mcp_evals.report import render_html, render_json, render_junit, render_markdown
 from mcp_evals.score import score_results
+from support.records import STARTED, answer, call, helpdesk_perfect_results, helpdesk_results
 
 from .conftest import CheckGolden
-from .records import STARTED, answer, call, helpdesk_perfect_results, helpdesk_results
 
 
 def test_complete_run(golden: CheckGolden) -> None:

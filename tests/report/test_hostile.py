@@ -21,8 +21,7 @@ from mcp_evals.report import render_html, render_json, render_junit, render_mark
 from mcp_evals.report.escape import ZWJ, md_block, md_code, md_text, xml_text
 from mcp_evals.report.markdown import size_in_chars
 from mcp_evals.score import Scorecard, score_results
-
-from .records import answer, call, catalog, header, tool
+from support.records import answer, call, catalog, header, tool
 
 MARKER = "<!-- mcp-evals:config=mcp-evals.yaml -->"
 HOSTILE = [

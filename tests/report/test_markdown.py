@@ -13,8 +13,7 @@ from mcp_evals.record.read import Results
 from mcp_evals.report import render_html, render_markdown
 from mcp_evals.report.markdown import GITHUB_SUMMARY_LIMIT, size_in_chars
 from mcp_evals.score import Scorecard, score_results
-
-from .records import answer, call, catalog, header, helpdesk_perfect_results, helpdesk_results, tool
+from support.records import answer, call, catalog, header, helpdesk_perfect_results, helpdesk_results, tool
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +140,7 @@ def test_the_first_line_names_the_baseline_verdict_once() -> None:
 
 
 def test_a_run_where_nothing_reached_the_model_says_there_is_no_gate_decision() -> None:
-    from .records import answer, helpdesk_results
+    from support.records import answer, helpdesk_results
 
     run = helpdesk_results().header
     nothing = Results(

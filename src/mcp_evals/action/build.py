@@ -6,19 +6,10 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from mcp_evals.action.context import (
-    Step,
-    exit_code_of,
-    say,
-)
+from mcp_evals.action.context import Step, exit_code_of, say
 from mcp_evals.action.eval_mode import skipped_for_lack_of_key
 from mcp_evals.errors import EXIT_OK, McpEvalsError
-from mcp_evals.github import (
-    load_event,
-    read_inputs,
-    restore_ownership,
-    scrubbed_environment,
-)
+from mcp_evals.github import load_event, read_inputs, restore_ownership, scrubbed_environment
 from mcp_evals.github.workflow_commands import workflow_command
 
 

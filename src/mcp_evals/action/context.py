@@ -27,11 +27,7 @@ from pathlib import Path
 import click
 
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY
-from mcp_evals.github import (
-    ActionInputs,
-    Event,
-    default_mode,
-)
+from mcp_evals.github import ActionInputs, Event, default_mode
 from mcp_evals.github.workflow_commands import workflow_command
 from mcp_evals.report.escape import md_block
 

@@ -7,15 +7,9 @@ import traceback
 from collections.abc import Callable, Mapping
 
 from mcp_evals._version import __version__
-from mcp_evals.action.context import (
-    say,
-)
+from mcp_evals.action.context import say
 from mcp_evals.errors import McpEvalsError
-from mcp_evals.github import (
-    append_summary,
-    secret_values,
-    write_outputs,
-)
+from mcp_evals.github import append_summary, secret_values, write_outputs
 from mcp_evals.github.workflow_commands import workflow_command
 from mcp_evals.report.escape import md_block, md_code
 

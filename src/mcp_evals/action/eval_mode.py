@@ -19,9 +19,7 @@ from mcp_evals.action.context import (
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import RunOptions
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, McpEvalsError
-from mcp_evals.github import (
-    scrubbed_environment,
-)
+from mcp_evals.github import scrubbed_environment
 from mcp_evals.github.workflow_commands import workflow_command
 from mcp_evals.providers.registry import PROVIDERS, choose_provider
 

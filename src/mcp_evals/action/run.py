@@ -7,14 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mcp_evals._version import __version__
-from mcp_evals.action.context import (
-    AVAILABLE_MODES,
-    ModeResult,
-    Step,
-    combine_exit_codes,
-    planned_modes,
-    say,
-)
+from mcp_evals.action.context import AVAILABLE_MODES, ModeResult, Step, combine_exit_codes, planned_modes, say
 from mcp_evals.action.crash import report_failure
 from mcp_evals.action.eval_mode import run_eval_mode
 from mcp_evals.action.validate_mode import run_validate_mode

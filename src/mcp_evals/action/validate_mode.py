@@ -4,19 +4,10 @@ from __future__ import annotations
 
 import json
 
-from mcp_evals.action.context import (
-    SECTION_MAX_CHARS,
-    ModeResult,
-    Step,
-    code_block,
-    run_cli,
-    say,
-)
+from mcp_evals.action.context import SECTION_MAX_CHARS, ModeResult, Step, code_block, run_cli, say
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
 from mcp_evals.fixtures.validate import Problem
-from mcp_evals.github import (
-    scrubbed_environment,
-)
+from mcp_evals.github import scrubbed_environment
 from mcp_evals.report.validation import render_validation_markdown
 
 

@@ -31,8 +31,38 @@ COMMANDS: dict[str, str] = {
 }
 
 
+# command name -> the first sentence of its help, so `mcp-evals --help` lists the commands without importing
+# them (tests/cli/test_cli.py checks each against the command's own help). `action` is hidden.
+SUMMARIES: dict[str, str] = {
+    "catalog": (
+        "Read every configured server's tools (handshake, tools/list to the last page) and print them."
+    ),
+    "validate": "Check the fixtures against the live catalog (or a snapshot): no model, no API key, no cost.",
+    "schema": "Print the JSON Schema of the config file or of a fixture file.",
+    "run": "Ask a model to pick a tool for every fixture; write results and print the verdict.",
+    "merge": "Join the results files of one run's shards into one.",
+    "report": "Render a report from one results file, or from the shards of one run.",
+    "baseline": "Accept a run as the baseline, or compare a run with it.",
+}
+
+
 class LazyGroup(click.Group):
-    """A click group whose subcommands are imported on first use."""
+    """A click group whose subcommands are imported on first use (not even for ``--help``)."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows: list[tuple[str, str]] = []
+        names = [name for name in self.list_commands(ctx) if name in SUMMARIES or name not in COMMANDS]
+        width = formatter.width - 6 - max((len(name) for name in names), default=0)
+        for name in names:
+            if name in SUMMARIES:
+                rows.append((name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(width)))
+                continue
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(width)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *COMMANDS])

@@ -188,6 +188,10 @@ class AnthropicProvider(Provider):
 
     # -- Message Batches (``--batch``) -----------------------------------------------------------
 
+    def classify_entry_error(self, error_type: str, message: str) -> ProviderFailure:
+        """Classify the error of one errored batch entry (it has no HTTP status of its own)."""
+        return classify(400, error_type, message, None)
+
     supports_batch: ClassVar = True
     reports_cache_usage: ClassVar = True
 

@@ -20,13 +20,12 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 import anyio
 
 from mcp_evals.output.files import atomic_write
-from mcp_evals.providers.anthropic import AnthropicProvider, classify
 from mcp_evals.providers.base import (
     Answer,
     HttpRequest,
@@ -37,6 +36,9 @@ from mcp_evals.providers.base import (
     json_body,
 )
 from mcp_evals.record.model import ErrorKind, ToolChoiceMode
+
+if TYPE_CHECKING:
+    from mcp_evals.providers.anthropic import AnthropicProvider
 
 T = TypeVar("T")
 MAX_REQUESTS = 100_000
@@ -277,7 +279,9 @@ class BatchRun:
                 error = as_dict(result.get("error"))
                 if error.get("type") == "error" and isinstance(error.get("error"), dict):
                     error = error["error"]
-                why = classify(400, str(error.get("type") or ""), str(error.get("message") or ""), None)
+                why = self.provider.classify_entry_error(
+                    str(error.get("type") or ""), str(error.get("message") or "")
+                )
                 if why.rejects_forced_tool_choice and mode == "forced":
                     self.host.on_forced_rejected(why)
                     resend.append(job)

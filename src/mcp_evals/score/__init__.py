@@ -28,6 +28,7 @@ The package, by stage: ``outcomes`` (one answer → its outcome and weighted sco
 from __future__ import annotations
 
 from mcp_evals.score.abstention import classify_abstention
+from mcp_evals.score.aggregate import accuracy_by_area, confusion_pairs, score_results
 from mcp_evals.score.arguments import (
     ArgumentCheck,
     SchemaValidators,
@@ -59,9 +60,6 @@ from mcp_evals.score.scorecard import (
     Scorecard,
     ToolScore,
     UsageSummary,
-    accuracy_by_area,
-    confusion_pairs,
-    score_results,
     tool_hash,
 )
 

@@ -1,0 +1,151 @@
+"""Catalogs of real servers nobody here wrote (npm and PyPI reference servers) and of the bundled example.
+
+Each extracted catalog must equal what the server publishes, as listed independently by the MCP SDK's
+own client over its own stdio transport and the classic ``initialize`` handshake.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, HELPDESK, RunCli
+from mcp_evals import Catalog, extract_catalog, load_catalog, load_config
+from support.catalog_helpers import (
+    HELPDESK_SERVER,
+    PYTHON,
+    independent_listing,
+    model_view,
+    node_server,
+    write_config,
+)
+
+# name -> (command, args); the filesystem server gets a folder of its own at run time.
+REFERENCE = {
+    "memory": ("mcp-server-memory", []),
+    "everything": ("mcp-server-everything", ["stdio"]),
+    "filesystem": ("mcp-server-filesystem", ["{folder}"]),
+}
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("filesystem-root")
+
+
+def reference_command(name: str, folder: Path) -> tuple[str, list[str]]:
+    if name == "time":
+        return PYTHON, ["-m", "mcp_server_time"]
+    if name == "helpdesk":
+        return PYTHON, [str(HELPDESK_SERVER)]
+    package_bin, args = REFERENCE[name]
+    return str(node_server(package_bin)), [arg.format(folder=folder) for arg in args]
+
+
+SERVERS = ["memory", "everything", "filesystem", "time", "helpdesk"]
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory: pytest.TempPathFactory, folder: Path) -> Catalog:
+    """One config with every reference server, read at once (prefixed, as some share tool names)."""
+    servers = []
+    for name in SERVERS:
+        command, args = reference_command(name, folder)
+        servers.append({"name": name, "command": command, "args": args, "prefix": True, "timeout": 60})
+    return extract_catalog(write_config(tmp_path_factory.mktemp("reference"), servers))
+
+
+@pytest.mark.parametrize("name", SERVERS)
+def test_the_catalog_equals_what_the_server_publishes(catalog: Catalog, folder: Path, name: str) -> None:
+    command, args = reference_command(name, folder)
+    reference = independent_listing(command, args)
+    [info] = [info for info in catalog.servers if info.name == name]
+    assert (info.server_name, info.server_version) == (reference["name"], reference["version"])
+    assert info.protocol_version
+    # Names, descriptions, schemas, annotations: tool by tool, in the server's order.
+    assert [model_view(tool) for tool in info.tools] == [model_view(tool) for tool in reference["tools"]]
+    ours = [tool for tool in catalog.tools if tool.server == name]
+    assert [tool.wire_name for tool in ours] == [tool["name"] for tool in reference["tools"]]
+    for tool, published in zip(ours, reference["tools"], strict=True):
+        assert tool.name == f"{name}__{published['name']}"
+        assert tool.description == (published.get("description") or "")
+        assert tool.input_schema == published["inputSchema"]
+        assert tool.output_schema == published.get("outputSchema")
+    assert len(ours) >= 2
+
+
+def test_reference_servers_negotiate_the_version_they_speak(catalog: Catalog) -> None:
+    versions = {info.name: info.protocol_version for info in catalog.servers}
+    # npm servers on the 1.x TypeScript SDK speak the initialize handshake (2025 versions);
+    # Python servers on mcp 2.x answer the 2026 discovery.
+    assert all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", version or "") for version in versions.values())
+    assert versions["memory"] is not None and versions["memory"] < "2026"
+    assert versions["helpdesk"] is not None and versions["helpdesk"] >= "2026"
+
+
+def test_the_example_catalog_round_trips_through_the_cli(tmp_path: Path, run_cli: RunCli) -> None:
+    snapshot = tmp_path / "helpdesk.json"
+    result = run_cli("catalog", "--config", HELPDESK / "mcp-evals.yaml", "--out", snapshot)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    info = json.loads(snapshot.read_text("utf-8"))["servers"][0]
+    # The summary names the server, what it reports itself as, its version and the protocol.
+    assert re.search(
+        rf"helpdesk\s+{re.escape(info['server_name'])}\s+{re.escape(info['server_version'])}\s+"
+        rf"{re.escape(info['protocol_version'])}\s+stdio\s+{len(info['tools'])}",
+        out,
+    ), out
+    assert "search_tickets" in out and "tickets" in out
+    assert f"snapshot written to {snapshot}" in out
+
+    live = load_catalog(snapshot)
+    assert f"catalog hash {live.hash[:16]}" in out
+    # A config server with `snapshot:` gives the same catalog, and so does a fresh live read.
+    from_snapshot = extract_catalog(write_config(tmp_path, [{"name": "helpdesk", "snapshot": str(snapshot)}]))
+    assert from_snapshot.hash == live.hash
+    assert from_snapshot.tool_names == live.tool_names
+    again = run_cli("catalog", "--config", HELPDESK / "mcp-evals.yaml", "--out", tmp_path / "again.json")
+    assert again.returncode == 0
+    assert load_catalog(tmp_path / "again.json").hash == live.hash
+    same = run_cli("catalog", "diff", snapshot, tmp_path / "again.json")
+    assert same.returncode == 0, same.stdout
+
+
+def test_renaming_a_tool_in_the_example_shows_as_a_rename(tmp_path: Path, run_cli: RunCli) -> None:
+    source = HELPDESK_SERVER.read_text("utf-8")
+    match = re.search(r"@tool\([^)]*\)\ndef (\w+)\(", source)
+    assert match, "the example registers its tools with @tool(...)"
+    old_name = match.group(1)
+    copy = tmp_path / "server.py"
+    copy.write_text(source.replace(f"def {old_name}(", f"def {old_name}_v2(", 1), "utf-8")
+    shutil.copy(HELPDESK / "mcp-evals.yaml", tmp_path / "mcp-evals.yaml")
+    old_snapshot, new_snapshot = tmp_path / "old.json", tmp_path / "new.json"
+
+    assert run_cli("catalog", "--config", HELPDESK / "mcp-evals.yaml", "--out", old_snapshot).returncode == 0
+    renamed = run_cli("catalog", "--config", tmp_path / "mcp-evals.yaml", "--out", new_snapshot)
+    assert renamed.returncode == 0, renamed.stderr
+    result = run_cli("catalog", "diff", old_snapshot, new_snapshot)
+    assert result.returncode == 1
+    assert f"~ {old_name} -> {old_name}_v2  (same description)" in result.stdout
+    assert "1 change" in result.stdout
+
+
+def test_the_typescript_example_equals_its_listing_and_passes_validate(run_cli: RunCli) -> None:
+    folder = EXAMPLES / "notes-ts"
+    entry = folder / "dist" / "index.js"
+    if not entry.exists():
+        pytest.skip(f"{entry} is missing: run `npm ci && npm run build` in {folder}")
+    reference = independent_listing("node", [str(entry)], cwd=folder)
+    result = run_cli("validate", "--format", "json", cwd=folder)
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    assert report["ok"] and report["errors"] == 0 and report["warnings"] == 0
+    assert report["coverage"]["covered_tools"] == report["coverage"]["tools"] == len(reference["tools"])
+    catalog = extract_catalog(load_config(folder / "mcp-evals.yaml"))
+    published = [model_view(tool) for tool in reference["tools"]]
+    assert [model_view(tool) for tool in catalog.servers[0].tools] == published
+    assert catalog.hash == report["catalog_hash"]

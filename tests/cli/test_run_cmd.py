@@ -1,0 +1,472 @@
+"""``mcp-evals run`` and ``mcp-evals merge`` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import Cli, MakeProject, Project
+from fakes.fake_anthropic import API_KEY, FakeAnthropic
+from fakes.fake_http import after, path_is
+from fakes.fake_openai import FakeOpenAI
+from mcp_evals.record.read import read_results
+
+
+def lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_without_any_key_the_run_is_the_lexical_baseline(
+    project: Project, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    result = cli("run", "--config", project.config, "--results", project.results)
+    assert result.code == 0, result.err
+    header = read_results(project.results).header
+    assert header.provider == "lexical" and header.lexical and header.model == "bm25"
+    assert "lexical baseline" in result.out and "lexical baseline" in result.err
+    assert len(read_results(project.results).results) == 56
+
+
+def test_a_paid_provider_asked_for_without_its_key_skips_with_instructions(
+    project: Project, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    result = cli("run", "--config", project.config, "--provider", "anthropic", "--results", project.results)
+    assert result.code == 0
+    assert "ANTHROPIC_API_KEY is not set" in result.err and "secrets.ANTHROPIC_API_KEY" in result.err
+    assert "mcp-evals run --provider anthropic --dry" in result.err  # plain --dry would be the baseline's
+    assert not project.results.exists()
+
+
+def test_a_provider_named_in_the_config_counts_as_asked_for(
+    make_project: MakeProject, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    project = make_project(run={"provider": "openai"})
+    result = cli("run", "--config", project.config)
+    assert result.code == 0 and "OPENAI_API_KEY is not set" in result.err
+    # OpenAI's own endpoint named explicitly still needs the key (only other endpoints may go without)
+    clean_env.setenv("OPENAI_BASE_URL", "https://api.openai.com/v1")
+    result = cli("run", "--config", project.config)
+    assert result.code == 0 and "OPENAI_API_KEY is not set" in result.err
+
+
+def test_with_a_key_anthropic_is_the_default_and_eval_variables_apply(
+    project: Project, anthropic_fake: FakeAnthropic, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    clean_env.setenv("EVAL_LIMIT", "5")
+    clean_env.setenv("EVAL_MODEL", "claude-sonnet-4-6")
+    clean_env.setenv("EVAL_CONCURRENCY", "2")
+    result = cli("run", "--config", project.config, "--results", project.results)
+    assert result.code == 0, result.err
+    data = read_results(project.results)
+    assert data.header.provider == "anthropic" and data.header.model == "claude-sonnet-4-6"
+    assert data.header.limit == 5 and len(data.results) == 5
+    assert "concurrency 2" in result.err
+    assert {request.json["model"] for request in anthropic_fake.model_requests()} == {"claude-sonnet-4-6"}
+    # flags win over the environment
+    result = cli(
+        "run",
+        "--config",
+        project.config,
+        "--results",
+        project.results,
+        "--limit",
+        "3",
+        "--model",
+        "claude-haiku-4-5",
+    )
+    data = read_results(project.results)
+    assert data.header.model == "claude-haiku-4-5" and len(data.results) == 3
+
+
+def test_the_key_never_reaches_results_or_output(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    anthropic_fake.script(anthropic_fake.server_error(), times=1)
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "4")
+    assert result.code == 0, result.err
+    for text in (project.results.read_text(), result.out, result.err):
+        assert API_KEY not in text
+
+
+def test_a_key_pasted_with_a_line_break_works_and_one_with_a_stray_character_is_bad_input(
+    project: Project, anthropic_fake: FakeAnthropic, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    clean_env.setenv("ANTHROPIC_API_KEY", API_KEY + "\n")
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "2")
+    assert result.code == 0, result.err
+    assert {request.headers["x-api-key"] for request in anthropic_fake.model_requests()} == {API_KEY}
+
+    clean_env.setenv("ANTHROPIC_API_KEY", API_KEY + "…")
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "2")
+    assert result.code == 3 and "ANTHROPIC_API_KEY holds characters" in result.err
+    assert API_KEY not in result.err + result.out and "Traceback" not in result.err
+
+
+def test_fixtures_that_do_not_validate_are_not_run(
+    make_project: MakeProject, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    project = make_project(own_fixtures=True)
+    project.write_fixtures(
+        [
+            {"id": "ok", "query": "Show ticket 1042", "expected_tools": ["get_ticket"]},
+            {"id": "renamed", "query": "Find tickets about login", "expected_tools": ["find_tickets"]},
+        ]
+    )
+    result = cli("run", "--config", project.config, "--results", project.results)
+    assert result.code == 3
+    assert "do not validate" in result.err and "find_tickets" in result.err
+    assert anthropic_fake.requests == [] and not project.results.exists()
+
+
+def test_dry_without_a_key_estimates_locally_and_sends_nothing(
+    project: Project, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    with FakeAnthropic() as fake:
+        clean_env.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        result = cli("run", "--config", project.config, "--provider", "anthropic", "--dry")
+        assert fake.requests == []
+    assert result.code == 0, result.err
+    assert "a local estimate" in result.out
+    assert (
+        result.out.count("← this run") == 1
+        and "with caching" in result.out.split("← this run")[0].splitlines()[-1]
+    )
+    for row in ("without caching", "with caching", "with --batch", "with --batch and caching"):
+        assert f"  {row} " in result.out
+    assert not project.results.exists()
+
+    result = cli("run", "--config", project.config, "--provider", "openai", "--model", "gpt-5.4", "--dry")
+    assert result.code == 0, result.err
+    assert "  with caching " in result.out and "--batch" not in result.out  # batches are Anthropic's
+
+    dry = ("run", "--config", project.config, "--provider", "anthropic", "--dry", "--budget-usd")
+    assert "budget $0.05: this run would stop after about" in cli(*dry, "0.05").out
+    assert "budget $100: this run fits" in cli(*dry, "100").out
+
+
+def test_dry_with_a_key_counts_tokens_for_free_and_sends_no_message(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    count_path = "/v1/messages/count_tokens"
+    anthropic_fake.script(
+        anthropic_fake.rate_limited("0"), when=path_is(count_path), times=2
+    )  # rate-limited too
+    result = cli("run", "--config", project.config, "--dry", "--limit", "6")
+    assert result.code == 0, result.err
+    paths = {request.path for request in anthropic_fake.requests}
+    assert paths == {"/v1/messages/count_tokens"}  # free; nothing billable
+    assert "count_tokens endpoint (exact)" in result.out
+    costs = {}
+    for line in result.out.splitlines():
+        if line.startswith("  with") and "$" in line:
+            label, _, amount = line.strip().partition("$")
+            costs[label.strip()] = float(amount.split()[0].replace(",", ""))
+    assert costs["with caching"] < costs["without caching"]
+    assert costs["with --batch"] == pytest.approx(costs["without caching"] / 2, rel=1e-3)
+
+
+def test_a_budget_stop_makes_the_run_preliminary(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    result = cli("run", "--config", project.config, "--results", project.results, "--budget-usd", "0.08")
+    assert result.code == 2, result.err
+    assert "PRELIMINARY" in result.out
+    kinds = {row.error_kind for row in read_results(project.results).results}
+    assert "budget" in kinds and None in kinds
+
+
+def test_a_budget_needs_a_price(project: Project, anthropic_fake: FakeAnthropic, cli: Cli) -> None:
+    result = cli("run", "--config", project.config, "--model", "claude-unknown-9", "--budget-usd", "1")
+    assert result.code == 3 and "no price known for model 'claude-unknown-9'" in result.err
+    assert anthropic_fake.requests == []
+
+
+def test_a_fatal_stop_exits_preliminary_and_resume_finishes_the_rest(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    anthropic_fake.script(anthropic_fake.billing(), when=after(10), times=None)
+    first = cli("run", "--config", project.config, "--results", project.results, "--concurrency", "1")
+    assert first.code == 2 and "credit balance is too low" in first.err and "hint: add credits" in first.err
+    answered = {row.fixture_id for row in read_results(project.results).results if row.reached}
+    assert len(answered) == 10
+
+    anthropic_fake.rules.clear()  # credits were added
+    before = len(anthropic_fake.model_requests())
+    second = cli("run", "--config", project.config, "--results", project.results, "--resume")
+    assert second.code == 0, second.err
+    assert "10 answers kept" in second.err
+    asked = {request.query for request in anthropic_fake.model_requests()[before:]}
+    data = read_results(project.results)
+    by_query = {fixture.query: fixture.id for fixture in data.header.fixtures}
+    assert not {by_query[query] for query in asked} & answered  # nothing redone
+    assert len(data.results) == 56 and all(row.reached for row in data.results)
+
+
+def test_resume_refuses_a_file_of_another_model(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    assert cli("run", "--config", project.config, "--results", project.results, "--limit", "2").code == 0
+    result = cli(
+        "run",
+        "--config",
+        project.config,
+        "--results",
+        project.results,
+        "--resume",
+        "--model",
+        "claude-sonnet-4-6",
+    )
+    assert result.code == 3 and "cannot resume" in result.err
+
+
+def test_batch_runs_at_half_price_and_turns_failed_entries_into_dropouts(
+    project: Project,
+    anthropic_fake: FakeAnthropic,
+    clean_env: pytest.MonkeyPatch,
+    cli: Cli,
+    helpdesk_fixtures: list,
+) -> None:
+    clean_env.setenv("MCP_EVALS_BATCH_POLL_SECONDS", "0.01")
+    anthropic_fake.batch_polls = 2
+    anthropic_fake.batch_outcomes[helpdesk_fixtures[3].query] = "expired"
+    anthropic_fake.batch_outcomes[helpdesk_fixtures[5].query] = "errored"
+    result = cli("run", "--config", project.config, "--results", project.results, "--batch")
+    assert result.code == 2, result.err  # two dropouts: PRELIMINARY
+    assert anthropic_fake.model_requests() == []  # everything went through the batch
+    data = read_results(project.results)
+    by_id = {row.fixture_id: row for row in data.results}
+    assert by_id[helpdesk_fixtures[3].id].error_kind == "batch_expired"
+    assert by_id[helpdesk_fixtures[5].id].error_kind == "batch_errored"
+    assert sum(row.reached for row in data.results) == 54
+    assert any("Message Batches" in note for note in data.header.notes)
+    row = by_id[helpdesk_fixtures[0].id]
+    full_price = (
+        row.usage.input_tokens * 5
+        + row.usage.cache_write_tokens * 6.25
+        + row.usage.cache_read_tokens * 0.5
+        + row.usage.output_tokens * 25
+    ) / 1e6
+    assert row.cost_usd == pytest.approx(full_price / 2)
+    assert not (project.root / "results.ndjson.batches.json").exists()
+
+
+def test_shards_merge_into_the_whole_run_and_mixed_runs_are_refused(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    parts = []
+    for index in (1, 2, 3):
+        part = project.root / f"shard-{index}.ndjson"
+        assert cli("run", "--config", project.config, "--shard", f"{index}/3", "--results", part).code == 0
+        parts.append(part)
+    ids = [{row.fixture_id for row in read_results(part).results} for part in parts]
+    assert not (ids[0] & ids[1] or ids[0] & ids[2] or ids[1] & ids[2])
+    merged = project.root / "all.ndjson"
+    result = cli("merge", *parts, "--out", merged)
+    assert result.code == 0, result.err
+    data = read_results(merged)
+    assert len(data.results) == 56 and len(data.header.fixtures) == 56
+    assert set().union(*ids) == {row.fixture_id for row in data.results}
+
+    other = project.root / "other-model.ndjson"
+    assert (
+        cli(
+            "run",
+            "--config",
+            project.config,
+            "--shard",
+            "1/3",
+            "--results",
+            other,
+            "--model",
+            "claude-sonnet-4-6",
+        ).code
+        == 0
+    )
+    refused = cli("merge", parts[1], other, "--out", project.root / "mixed.ndjson")
+    assert refused.code == 3 and "model" in refused.err
+    assert not (project.root / "mixed.ndjson").exists()
+
+
+def test_replay_rescoring_calls_nothing(project: Project, anthropic_fake: FakeAnthropic, cli: Cli) -> None:
+    assert cli("run", "--config", project.config, "--results", project.results, "--limit", "6").code == 0
+    sent = len(anthropic_fake.requests)
+    replayed = project.root / "replayed.ndjson"
+    result = cli(
+        "run",
+        "--config",
+        project.config,
+        "--provider",
+        "replay",
+        "--from",
+        project.results,
+        "--results",
+        replayed,
+        "--limit",
+        "6",
+    )
+    assert result.code == 0, result.err
+    assert len(anthropic_fake.requests) == sent
+    original = {row.fixture_id: row.calls for row in read_results(project.results).results}
+    again = read_results(replayed)
+    assert again.header.provider == "replay" and again.header.model == "claude-opus-4-8"
+    assert {row.fixture_id: row.calls for row in again.results} == original
+
+
+def test_openai_compatible_servers_without_a_key_work_through_a_base_url(
+    project: Project, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    with FakeOpenAI(key=None) as fake:  # e.g. a local vLLM or Ollama
+        result = cli(
+            "run",
+            "--config",
+            project.config,
+            "--provider",
+            "openai",
+            "--model",
+            "llama3.1",
+            "--base-url",
+            fake.base_url + "/v1",
+            "--results",
+            project.results,
+            "--limit",
+            "3",
+        )
+        assert "authorization" not in fake.requests[0].headers
+    assert result.code == 0, result.err
+    assert "no price known for llama3.1" in result.err
+
+
+def test_batch_needs_anthropic(project: Project, clean_env: pytest.MonkeyPatch, cli: Cli) -> None:
+    result = cli("run", "--config", project.config, "--provider", "lexical", "--batch")
+    assert result.code == 3 and "--batch needs the anthropic provider" in result.err
+
+
+def test_resuming_with_a_smaller_plan_keeps_the_other_answers(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    assert cli("run", "--config", project.config, "--results", project.results, "--limit", "8").code == 0
+    sent = len(anthropic_fake.model_requests())
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "3", "--resume")
+    assert result.code == 0, result.err
+    assert len(anthropic_fake.model_requests()) == sent  # nothing left to ask
+    assert len(read_results(project.results).results) == 8  # paid answers are never thrown away
+
+
+def test_a_replayed_lexical_baseline_is_still_a_baseline(
+    project: Project, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    assert cli("run", "--config", project.config, "--results", project.results).code == 0
+    replayed = project.root / "replayed.ndjson"
+    result = cli(
+        "run",
+        "--config",
+        project.config,
+        "--provider",
+        "replay",
+        "--from",
+        project.results,
+        "--results",
+        replayed,
+    )
+    assert result.code == 0, result.err
+    assert read_results(replayed).header.lexical
+
+
+def test_exit_codes_gate_failure_is_1_preliminary_wins_and_the_baseline_never_gates(
+    make_project: MakeProject, anthropic_fake: FakeAnthropic, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    project = make_project(gate={"fail_on": ["remediate"]})  # the fake model mostly picks wrong
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "8")
+    assert result.code == 1, result.err
+    assert "remediate" in result.out.splitlines()[0]
+
+    anthropic_fake.script(anthropic_fake.unauthorized(), when=after(4), times=None)
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "8")
+    assert result.code == 2 and "PRELIMINARY" in result.out.splitlines()[0]
+
+    clean_env.delenv("ANTHROPIC_API_KEY")
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "8")
+    assert result.code == 0 and "lexical baseline" in result.out.splitlines()[0]
+
+
+def test_budget_and_base_url_come_from_the_environment_and_flags_win(
+    project: Project, anthropic_fake: FakeAnthropic, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    clean_env.setenv("EVAL_BUDGET_USD", "0.08")
+    result = cli("run", "--config", project.config, "--results", project.results)
+    assert result.code == 2 and "budget" in {row.error_kind for row in read_results(project.results).results}
+    result = cli("run", "--config", project.config, "--results", project.results, "--budget-usd", "100")
+    assert result.code == 0, result.err
+
+    sent = len(anthropic_fake.requests)
+    with FakeAnthropic() as other:
+        result = cli(
+            "run", "--config", project.config, "--results", project.results, "--limit", "2",
+            "--base-url", other.base_url,
+        )  # fmt: skip
+        assert result.code == 0, result.err
+        assert len(other.model_requests()) == 2 and len(anthropic_fake.requests) == sent
+
+
+def test_openai_reads_its_key_and_base_url_from_the_environment(
+    project: Project, openai_fake: FakeOpenAI, cli: Cli
+) -> None:
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "3")
+    assert result.code == 0, result.err
+    header = read_results(project.results).header
+    assert header.provider == "openai" and header.model == "gpt-5.4"
+    assert [request.path for request in openai_fake.model_requests()] == ["/v1/chat/completions"] * 3
+    bearer = f"Bearer {openai_fake.key}"
+    assert all(request.headers["authorization"] == bearer for request in openai_fake.requests)
+
+
+def test_with_both_keys_the_model_asked_for_picks_the_provider(
+    project: Project, anthropic_fake: FakeAnthropic, openai_fake: FakeOpenAI, cli: Cli
+) -> None:
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "2")
+    assert result.code == 0 and read_results(project.results).header.provider == "anthropic"
+    result = cli(
+        "run", "--config", project.config, "--results", project.results, "--limit", "2", "--model", "gpt-5.4"
+    )
+    assert result.code == 0, result.err
+    header = read_results(project.results).header
+    assert header.provider == "openai" and header.model == "gpt-5.4"
+    assert len(openai_fake.model_requests()) == 2 and len(anthropic_fake.model_requests()) == 2
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("EVAL_LIMIT", "ten", "expected a whole number"),
+        ("EVAL_CONCURRENCY", "1000", "at most 256"),
+        ("EVAL_BUDGET_USD", "nan", "must be more than 0"),
+        ("EVAL_BUDGET_USD", "-1", "must be more than 0"),
+    ],
+)
+def test_a_bad_eval_variable_is_bad_input(
+    project: Project,
+    anthropic_fake: FakeAnthropic,
+    clean_env: pytest.MonkeyPatch,
+    cli: Cli,
+    variable: str,
+    value: str,
+    message: str,
+) -> None:
+    clean_env.setenv(variable, value)
+    result = cli("run", "--config", project.config, "--results", project.results)
+    assert result.code == 3 and variable in result.err and message in result.err
+    assert anthropic_fake.requests == []
+
+
+def test_a_base_url_without_a_scheme_is_bad_input_before_anything_is_sent(
+    project: Project, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    clean_env.setenv("ANTHROPIC_API_KEY", API_KEY)
+    args = ("run", "--config", project.config, "--provider", "anthropic", "--results", project.results)
+    result = cli(*args, "--base-url", "127.0.0.1:9")
+
+    assert result.code == 3
+    assert "has no http:// or https:// scheme" in result.err
+    assert not project.results.exists()

@@ -1,0 +1,154 @@
+"""The config file: strict, located errors, and `${VAR}` kept out of the file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mcp_evals.config.load import load_config
+from mcp_evals.config.model import Config, ValidationOptions
+from mcp_evals.config.variables import expand_variables, unset_variables
+from mcp_evals.errors import ConfigError
+from support.validate_helpers import write
+
+HELPDESK = Path(__file__).resolve().parents[2] / "examples" / "helpdesk"
+
+
+def test_the_example_config_loads() -> None:
+    config = load_config(HELPDESK / "mcp-evals.yaml")
+    assert [server.name for server in config.servers] == ["helpdesk"]
+    assert config.servers[0].kind == "stdio"
+    assert config.base_dir == HELPDESK
+    assert config.fixture_globs == ["fixtures/*.yaml"]
+    assert config.validation.min_fixtures >= 30
+    assert config.resolve("fixtures") == HELPDESK / "fixtures"
+
+
+def test_a_minimal_config_gets_defaults(tmp_path: Path) -> None:
+    config = load_config(
+        write(tmp_path / "mcp-evals.yaml", "servers:\n  - {name: s, url: 'http://127.0.0.1:1/mcp'}\n")
+    )
+    assert config.areas == {}
+    assert config.exclude_tools == []
+    assert config.validation == ValidationOptions()
+    assert config.servers[0].kind == "http"
+    assert config.servers[0].timeout == 30
+
+
+def test_config_lines_are_kept_for_messages(tmp_path: Path) -> None:
+    config = load_config(
+        write(
+            tmp_path / "mcp-evals.yaml",
+            """
+            servers:
+              - name: s
+                snapshot: snap.json
+            validation:
+              min_areas: 3
+              min_per_pattern: {specific: 2}
+            """,
+        )
+    )
+    assert config.line_of(("validation", "min_areas")) == 5
+    assert config.line_of(("validation", "min_per_pattern", "specific")) == 6
+    assert config.line_of(("nowhere",)) is None
+
+
+def test_a_missing_config_says_how_to_make_one(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="config file not found") as error:
+        load_config(tmp_path / "mcp-evals.yaml")
+    assert "--config" in (error.value.hint or "")
+
+
+def test_an_unknown_key_names_file_line_and_key(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "mcp-evals.yaml", "servers:\n  - name: s\n    command: x\nvalidaton:\n  min_areas: 2\n"
+    )
+    with pytest.raises(ConfigError, match=r"mcp-evals\.yaml:4 \(validaton\): unknown key"):
+        load_config(path)
+
+
+def test_an_unknown_key_deep_inside_names_its_line(tmp_path: Path) -> None:
+    path = write(tmp_path / "mcp-evals.yaml", "servers:\n  - name: s\n    command: x\n    agrs: [a]\n")
+    with pytest.raises(ConfigError, match=r":4 \(servers\[0\]\.agrs\): unknown key"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("server", "message"),
+    [
+        ("{name: s}", "give exactly one of `command`"),
+        ("{name: s, command: x, url: 'http://h'}", "got command, url"),
+        ("{name: s, url: 'http://h', args: [a]}", "only apply to a `command` server"),
+        ("{name: s, command: x, headers: {a: b}}", "only apply to a `url` server"),
+        ("{name: 'bad name', command: x}", "should match pattern"),
+        ("{name: s, command: x, timeout: 0}", "greater than 0"),
+    ],
+)
+def test_a_server_needs_exactly_one_source(tmp_path: Path, server: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(write(tmp_path / "c.yaml", f"servers:\n  - {server}\n"))
+
+
+def test_server_names_are_unique(tmp_path: Path) -> None:
+    path = write(tmp_path / "c.yaml", "servers:\n  - {name: a, command: x}\n  - {name: a, command: y}\n")
+    with pytest.raises(ConfigError, match="repeated: a"):
+        load_config(path)
+
+
+def test_servers_are_required(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"servers.*at least 1"):
+        load_config(write(tmp_path / "c.yaml", "servers: []\n"))
+    with pytest.raises(ConfigError, match="must be a mapping"):
+        load_config(write(tmp_path / "d.yaml", "- just a list\n"))
+
+
+def test_validation_options_are_checked(tmp_path: Path) -> None:
+    base = "servers:\n  - {name: s, command: x}\nvalidation:\n"
+    with pytest.raises(ConfigError, match="`max_fixtures` must not be below `min_fixtures`"):
+        load_config(write(tmp_path / "a.yaml", base + "  min_fixtures: 10\n  max_fixtures: 5\n"))
+    with pytest.raises(
+        ConfigError, match=r"min_per_pattern\.specific\): Input should be greater than or equal to 0"
+    ):
+        load_config(write(tmp_path / "b.yaml", base + "  min_per_pattern: {specific: -1}\n"))
+
+
+def test_variables_expand_from_the_environment() -> None:
+    environ = {"TOKEN": "s3cret"}
+    assert expand_variables("Bearer ${TOKEN}", what="h", environ=environ) == "Bearer s3cret"
+    assert expand_variables("$$HOME and $HOME", what="h", environ=environ) == "$HOME and $HOME"
+    with pytest.raises(ConfigError, match="environment variable MISSING is not set"):
+        expand_variables("${MISSING}", what="servers.s.env.X", environ=environ)
+    assert unset_variables("${A}${B}${TOKEN}", environ) == ["A", "B"]
+
+
+def test_check_variables_names_the_line_before_any_server_starts(tmp_path: Path) -> None:
+    config = load_config(
+        write(
+            tmp_path / "mcp-evals.yaml",
+            """
+            servers:
+              - name: api
+                url: https://example.invalid/mcp
+                headers:
+                  Authorization: Bearer ${API_TOKEN}
+            """,
+        )
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"mcp-evals\.yaml:5 \(servers\[0\]\.headers\.Authorization\): "
+        r"environment variable API_TOKEN is not set",
+    ) as error:
+        config.check_variables(environ={})
+    assert "export API_TOKEN" in (error.value.hint or "")
+    config.check_variables(environ={"API_TOKEN": "x"})
+    # the value is expanded only when connecting: the config keeps the placeholder
+    assert config.servers[0].headers["Authorization"] == "Bearer ${API_TOKEN}"
+
+
+def test_a_config_can_be_built_in_code() -> None:
+    config = Config.model_validate({"servers": [{"name": "s", "command": "x"}], "fixtures": "f/*.yaml"})
+    assert config.fixture_globs == ["f/*.yaml"]
+    assert config.line_of(("fixtures",)) is None

@@ -1,0 +1,429 @@
+"""Providers: exact request bodies, parsing of real response shapes, error classification."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+
+import anyio
+import pytest
+
+from fakes.fake_anthropic import API_KEY, Call, FakeAnthropic, Text
+from fakes.fake_openai import FakeOpenAI, RawArguments
+from mcp_evals.catalog.model import Catalog, Tool
+from mcp_evals.errors import ConfigError
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.http_headers import parse_retry_after
+from mcp_evals.providers.anthropic import AnthropicProvider
+from mcp_evals.providers.base import ONE_TOOL_INSTRUCTION, Job, ProviderFailure, ProviderSettings, Secret
+from mcp_evals.providers.lexical import LexicalProvider
+from mcp_evals.providers.openai import OpenAIProvider
+
+SYSTEM = "Route the request to one tool."
+SEARCH_SCHEMA = {
+    "type": "object",
+    "properties": {"query": {"type": "string", "description": "Words to find"}},
+}
+
+
+def small_catalog() -> Catalog:
+    return Catalog(
+        tools=[
+            Tool(
+                name="tickets.search",
+                description="Find tickets by words.",
+                input_schema=SEARCH_SCHEMA,
+                server="helpdesk",
+                wire_name="tickets.search",
+            ),
+            Tool(
+                name="get_ticket",
+                description="One ticket by id.",
+                server="helpdesk",
+                wire_name="get_ticket",
+                input_schema={
+                    "type": "object",
+                    "properties": {"ticket_id": {"type": "string"}},
+                    "required": ["ticket_id"],
+                },
+            ),
+            Tool(
+                name="refund",
+                description="",
+                input_schema={"properties": {}},
+                server="billing",
+                wire_name="refund",
+            ),
+        ]
+    )
+
+
+SELECT = Fixture(id="find", query="Find the tickets about webhooks", expected_tools=["tickets.search"])
+REFUSE = Fixture(id="flight", query="Book me a flight", kind="refuse")
+
+
+def anthropic(**settings: object) -> AnthropicProvider:
+    return AnthropicProvider(ProviderSettings(model="claude-opus-4-8", **settings), small_catalog(), SYSTEM)  # type: ignore[arg-type]
+
+
+# -- Anthropic ---------------------------------------------------------------------------------
+
+
+def test_anthropic_body_forces_a_call_and_marks_the_catalog_and_system_prompt_for_caching() -> None:
+    provider = anthropic()
+    safe = provider.catalog.names.provider("tickets.search")
+    assert safe != "tickets.search" and safe.startswith("tickets_search")
+
+    body = provider.build_request(SELECT, "forced").json()
+
+    assert body == {
+        "model": "claude-opus-4-8",
+        "max_tokens": 1024,
+        "tools": [
+            {"name": safe, "description": "Find tickets by words.", "input_schema": SEARCH_SCHEMA},
+            {
+                "name": "get_ticket",
+                "description": "One ticket by id.",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {"ticket_id": {"type": "string"}},
+                    "required": ["ticket_id"],
+                },
+            },
+            # no description → none sent; a schema without "type" gets the object type the API requires
+            {
+                "name": "refund",
+                "input_schema": {"type": "object", "properties": {}},
+                "cache_control": {"type": "ephemeral"},
+            },
+        ],
+        "system": [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}],
+        "tool_choice": {"type": "any"},
+        "messages": [{"role": "user", "content": "Find the tickets about webhooks"}],
+    }
+
+
+def test_anthropic_refuse_fixtures_may_answer_without_a_tool() -> None:
+    assert anthropic().build_request(REFUSE, "auto").json()["tool_choice"] == {"type": "auto"}
+    assert anthropic().mode_for(REFUSE, forced_rejected=False) == "auto"
+    assert anthropic().mode_for(SELECT, forced_rejected=False) == "forced"
+    assert anthropic().mode_for(SELECT, forced_rejected=True) == "auto_instructed"
+
+
+def test_the_cached_prefix_is_byte_identical_across_fixtures_and_modes() -> None:
+    provider = anthropic()
+    bodies = [
+        provider.build_request(SELECT, "forced").body,
+        provider.build_request(REFUSE, "auto").body,
+        provider.build_request(SELECT, "auto_instructed").body,
+    ]
+    prefix = provider.cache_prefix()
+    tools, system = provider.prefix_parts
+    for body in bodies:
+        assert tools in body
+        start = body.index(b'"tools":') + len(b'"tools":')
+        assert body[start : start + len(tools)] == tools
+    # The fallback instruction comes after the cached system block, so the prefix up to it is unchanged.
+    instructed = bodies[2]
+    assert system[:-1] in instructed
+    blocks = json.loads(instructed)["system"]
+    assert blocks[0] == {"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}
+    assert blocks[1] == {"type": "text", "text": ONE_TOOL_INSTRUCTION}
+    assert json.loads(instructed)["tool_choice"] == {"type": "auto"}
+    assert len(prefix) == len(tools) + len(system)
+
+
+def test_without_prompt_caching_no_cache_control_is_sent() -> None:
+    body = anthropic(prompt_caching=False).build_request(SELECT, "forced").json()
+    assert all("cache_control" not in tool for tool in body["tools"])
+    assert "cache_control" not in body["system"][0]
+
+
+def test_temperature_is_only_sent_where_the_api_accepts_it() -> None:
+    assert anthropic(temperature=0.0).build_request(SELECT, "forced").json()["temperature"] == 0.0
+    newer = anthropic(temperature=0.0, anthropic_version="2026-10-21")
+    assert "temperature" not in newer.build_request(SELECT, "forced").json()
+    assert "temperature 0.0 was not sent" in newer.notes()[0]
+    thinking = AnthropicProvider(
+        ProviderSettings(model="claude-opus-5-5", temperature=0.2), small_catalog(), SYSTEM
+    )
+    assert "temperature" not in thinking.build_request(SELECT, "auto").json()
+
+
+def answer_via_fake(provider: AnthropicProvider | OpenAIProvider, fixture: Fixture = SELECT) -> object:
+    async def ask() -> object:
+        try:
+            return await provider.answer(Job(fixture), provider.mode_for(fixture, forced_rejected=False))
+        finally:
+            await provider.aclose()
+
+    return anyio.run(ask)
+
+
+def test_anthropic_headers_carry_the_key_and_version_and_map_names_back() -> None:
+    with FakeAnthropic() as fake:
+        provider = anthropic(
+            base_url=fake.base_url, api_key=Secret(API_KEY), anthropic_version="2026-10-21", temperature=0.5
+        )
+        safe = provider.catalog.names.provider("tickets.search")
+        fake.answers[SELECT.query] = [
+            Text("Searching."),
+            Call(safe, {"query": "webhooks"}),
+            Call("no_such_tool"),
+        ]
+        answer = answer_via_fake(provider)
+        request = fake.requests[-1]
+    assert request.headers["x-api-key"] == API_KEY
+    assert request.headers["anthropic-version"] == "2026-10-21"
+    assert request.headers["content-type"] == "application/json"
+    assert API_KEY.encode() not in request.body
+    assert [call.name for call in answer.calls] == ["tickets.search", "no_such_tool"]  # type: ignore[attr-defined]
+    assert answer.calls[0].provider_name == safe and answer.calls[0].arguments == {"query": "webhooks"}  # type: ignore[attr-defined]
+    assert answer.calls[1].known is False  # type: ignore[attr-defined]
+    assert answer.text == "Searching." and answer.stop_reason == "tool_use"  # type: ignore[attr-defined]
+    assert answer.request_id and answer.request_id.startswith("req_")  # type: ignore[attr-defined]
+
+
+def test_thinking_blocks_before_tool_use_are_skipped_by_type() -> None:
+    provider = anthropic()
+    message = {
+        "type": "message",
+        "content": [
+            {"type": "thinking", "thinking": "Which tool…", "signature": "abc"},
+            {"type": "redacted_thinking", "data": "xyz"},
+            {"type": "tool_use", "id": "toolu_1", "name": "get_ticket", "input": {"ticket_id": "T-1"}},
+        ],
+        "stop_reason": "tool_use",
+        "usage": {
+            "input_tokens": 10,
+            "output_tokens": 5,
+            "cache_creation_input_tokens": 100,
+            "cache_read_input_tokens": None,
+        },
+    }
+    answer = provider.parse_response(200, {"request-id": "req_9"}, json.dumps(message).encode())
+    assert [(call.name, call.arguments) for call in answer.calls] == [("get_ticket", {"ticket_id": "T-1"})]
+    assert answer.usage.cache_write_tokens == 100 and answer.usage.cache_read_tokens == 0
+    assert answer.request_id == "req_9"
+
+
+@pytest.mark.parametrize(
+    ("status", "error_type", "message", "headers", "expected"),
+    [
+        (429, "rate_limit_error", "slow down", {"retry-after": "7"}, ("rate_limited", True, 7.0)),
+        (529, "overloaded_error", "Overloaded", {}, ("overloaded", True, None)),
+        (500, "api_error", "Internal", {}, ("server_error", True, None)),
+        (503, "", "", {}, ("overloaded", True, None)),
+        (504, "timeout_error", "timeout", {}, ("timeout", True, None)),
+        (401, "authentication_error", "invalid x-api-key", {}, ("auth", False, None)),
+        (403, "permission_error", "no access", {}, ("auth", False, None)),
+        (404, "not_found_error", "model: claude-nope", {}, ("not_found", False, None)),
+        (
+            400,
+            "invalid_request_error",
+            "Your credit balance is too low to access the API",
+            {},
+            ("billing", False, None),
+        ),
+        (402, "billing_error", "payment required", {}, ("billing", False, None)),
+        (400, "invalid_request_error", "tools.0.input_schema: bad", {}, ("invalid_request", False, None)),
+        (500, "api_error", "Internal", {"x-should-retry": "false"}, ("server_error", False, None)),
+    ],
+)
+def test_anthropic_errors_are_classified(
+    status: int,
+    error_type: str,
+    message: str,
+    headers: dict[str, str],
+    expected: tuple[str, bool, float | None],
+) -> None:
+    body = json.dumps(
+        {"type": "error", "error": {"type": error_type, "message": message}, "request_id": "req_e"}
+    )
+    failure = anthropic().classify_error(status, headers, body.encode())
+    assert (failure.kind, failure.transient, failure.retry_after) == expected
+    assert failure.request_id == "req_e"
+    assert failure.stops_run is (not expected[1])
+
+
+def test_a_rejected_forced_tool_choice_is_recognised() -> None:
+    body = {
+        "type": "error",
+        "error": {
+            "type": "invalid_request_error",
+            "message": "tool_choice.type: 'any' is not supported with this model",
+        },
+    }
+    failure = anthropic().classify_error(400, {}, json.dumps(body).encode())
+    assert failure.rejects_forced_tool_choice and failure.kind == "invalid_request"
+
+
+def test_a_non_json_success_body_is_a_transient_invalid_response() -> None:
+    with pytest.raises(ProviderFailure) as caught:
+        anthropic().parse_response(200, {}, b'{"content": [')
+    assert caught.value.kind == "invalid_response" and caught.value.transient
+
+
+def test_retry_after_in_seconds_milliseconds_or_as_a_date() -> None:
+    assert parse_retry_after({"retry-after": "3"}) == 3.0
+    assert parse_retry_after({"Retry-After": "1.5"}) == 1.5
+    assert parse_retry_after({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    now = datetime(2026, 11, 1, 12, 0, 0, tzinfo=UTC)
+    date = format_datetime(now + timedelta(seconds=30), usegmt=True)
+    assert parse_retry_after({"retry-after": date}, now=now.timestamp()) == pytest.approx(30)
+    assert parse_retry_after({"retry-after": "soon"}) is None
+    assert parse_retry_after({}) is None
+
+
+def test_the_key_is_masked_in_reprs_and_scrubbed_from_messages() -> None:
+    secret = Secret("sk-ant-secret-value")
+    assert "sk-ant" not in repr(secret) and "sk-ant" not in str(secret)
+    assert secret.scrub("bad key sk-ant-secret-value") == "bad key ***"
+    settings = ProviderSettings(model="m", api_key=secret)
+    assert "sk-ant" not in repr(settings)
+    # httpx shows a bad header value as bytes: the escaped form is scrubbed too
+    spaced = Secret("sk-ant-secret-value\n")
+    assert spaced.scrub("Illegal header value b'sk-ant-secret-value\\n'") == "Illegal header value b'***'"
+
+
+def test_a_key_from_the_environment_is_trimmed_and_one_no_header_can_carry_is_refused() -> None:
+    assert Secret.from_environ({"K": "  sk-ant-abc\n"}, "K").reveal() == "sk-ant-abc"  # type: ignore[union-attr]
+    assert Secret.from_environ({"K": " "}, "K") is None and Secret.from_environ({}, "K") is None
+    with pytest.raises(ConfigError) as raised:
+        Secret.from_environ({"K": "sk-ant-abc…"}, "K")
+    assert "K holds characters" in str(raised.value) and "sk-ant-abc" not in str(raised.value)
+
+
+def test_a_request_that_cannot_be_sent_is_fatal_and_never_shows_the_key() -> None:
+    with FakeAnthropic() as fake:
+        provider = anthropic(base_url=fake.base_url, api_key=Secret("sk-ant-secret\nvalue"))
+        with pytest.raises(ProviderFailure) as raised:
+            anyio.run(provider.answer, Job(SELECT), "forced")
+        assert not fake.requests
+    failure = raised.value
+    assert not failure.transient and failure.stops_run and failure.kind == "invalid_request"
+    assert "secret" not in failure.message and "***" in failure.message
+
+
+# -- OpenAI-compatible -------------------------------------------------------------------------
+
+
+def openai(model: str = "gpt-4.1", **settings: object) -> OpenAIProvider:
+    return OpenAIProvider(ProviderSettings(model=model, **settings), small_catalog(), SYSTEM)  # type: ignore[arg-type]
+
+
+def test_openai_body_uses_functions_and_required_tool_choice() -> None:
+    provider = openai(temperature=0.0)
+    safe = provider.catalog.names.provider("tickets.search")
+    body = provider.build_request(SELECT, "forced").json()
+    assert body["model"] == "gpt-4.1" and body["max_tokens"] == 1024 and body["temperature"] == 0.0
+    assert body["tool_choice"] == "required"
+    assert body["tools"][0] == {
+        "type": "function",
+        "function": {"name": safe, "description": "Find tickets by words.", "parameters": SEARCH_SCHEMA},
+    }
+    assert body["messages"] == [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": SELECT.query},
+    ]
+    assert provider.build_request(REFUSE, "auto").json()["tool_choice"] == "auto"
+    instructed = provider.build_request(SELECT, "auto_instructed").json()
+    assert instructed["messages"][1] == {"role": "system", "content": ONE_TOOL_INSTRUCTION}
+
+
+def test_reasoning_models_get_max_completion_tokens_and_no_temperature() -> None:
+    body = openai("gpt-5.4", temperature=0.0).build_request(SELECT, "forced").json()
+    assert body["max_completion_tokens"] == 1024 and "max_tokens" not in body and "temperature" not in body
+
+
+def test_openai_arguments_arrive_as_a_string_and_invalid_json_is_kept_not_fatal() -> None:
+    with FakeOpenAI() as fake:
+        provider = openai("gpt-5.4", base_url=fake.base_url + "/v1", api_key=Secret(fake.key or ""))
+        fake.answers[SELECT.query] = [
+            RawArguments("get_ticket", '{"ticket_id": "T-1"'),
+            RawArguments("get_ticket", '{"ticket_id": "T-2"}'),
+        ]
+        answer = answer_via_fake(provider)
+        request = fake.requests[-1]
+    assert request.headers["authorization"] == f"Bearer {fake.key}"
+    first, second = answer.calls  # type: ignore[attr-defined]
+    assert (
+        first.name == "get_ticket"
+        and first.arguments is None
+        and first.raw_arguments == '{"ticket_id": "T-1"'
+    )
+    assert second.arguments == {"ticket_id": "T-2"} and second.raw_arguments is None
+    assert answer.request_id.startswith("req_")  # type: ignore[attr-defined]
+
+
+def test_openai_cached_tokens_are_part_of_prompt_tokens() -> None:
+    body = {
+        "choices": [{"message": {"role": "assistant", "content": "no"}, "finish_reason": "stop"}],
+        "usage": {
+            "prompt_tokens": 2000,
+            "completion_tokens": 5,
+            "prompt_tokens_details": {"cached_tokens": 1536},
+        },
+    }
+    answer = openai().parse_response(200, {"x-request-id": "r"}, json.dumps(body).encode())
+    assert (answer.usage.input_tokens, answer.usage.cache_read_tokens, answer.usage.output_tokens) == (
+        464,
+        1536,
+        5,
+    )
+    assert answer.usage.total_input == 2000 and answer.calls == [] and answer.text == "no"
+
+
+@pytest.mark.parametrize(
+    ("status", "error", "expected"),
+    [
+        (
+            429,
+            {"message": "quota", "type": "insufficient_quota", "code": "insufficient_quota"},
+            ("billing", False),
+        ),
+        (
+            429,
+            {"message": "Rate limit", "type": "requests", "code": "rate_limit_exceeded"},
+            ("rate_limited", True),
+        ),
+        (
+            401,
+            {"message": "Incorrect API key", "type": "invalid_request_error", "code": "invalid_api_key"},
+            ("auth", False),
+        ),
+        (
+            404,
+            {"message": "no model", "type": "invalid_request_error", "code": "model_not_found"},
+            ("not_found", False),
+        ),
+        (
+            400,
+            {"message": "Invalid schema for function 'x'", "type": "invalid_request_error"},
+            ("invalid_request", False),
+        ),
+        (500, {"message": "oops", "type": "server_error"}, ("server_error", True)),
+    ],
+)
+def test_openai_errors_are_classified(status: int, error: dict[str, str], expected: tuple[str, bool]) -> None:
+    failure = openai().classify_error(
+        status, {"x-request-id": "req_x"}, json.dumps({"error": error}).encode()
+    )
+    assert (failure.kind, failure.transient) == expected
+    assert failure.request_id == "req_x"
+
+
+# -- the lexical baseline ----------------------------------------------------------------------
+
+
+def test_the_lexical_baseline_picks_by_words_and_refuses_below_its_threshold() -> None:
+    provider = LexicalProvider(ProviderSettings(model="bm25", lexical_threshold=1.0), small_catalog(), SYSTEM)
+    assert provider.lexical and not provider.uses_network
+    found = anyio.run(provider.answer, Job(SELECT), None)
+    assert [call.name for call in found.calls] == ["tickets.search"]
+    assert found.text.startswith("lexical baseline:")
+    declined = anyio.run(provider.answer, Job(Fixture(id="x", query="Bake a cake"), 0), None)
+    assert declined.calls == [] and "no tool scored" in declined.text
+    again = anyio.run(provider.answer, Job(SELECT), None)
+    assert again.calls == found.calls and again.text == found.text  # deterministic

@@ -14,9 +14,9 @@ import jsonschema
 import pytest
 
 from mcp_evals.lint.model import LintReport
-from mcp_evals.lint.registry import all_rules
 from mcp_evals.lint.render.rules_table import BEGIN, END, rules_markdown
-from validate_helpers import run_main
+from mcp_evals.lint.rules import all_rules
+from support.validate_helpers import run_main
 
 from .project import KNOWN_DEFECTS, write_project
 

@@ -6,7 +6,7 @@ from mcp_evals.lint.engine import lint_with_context
 from mcp_evals.lint.predict import check_prediction, observed_pairs
 from mcp_evals.record.read import Results
 from mcp_evals.score import score_results
-from report.records import answer, call, header
+from support.records import answer, call, header
 
 from .helpers import catalog, fixture, tool
 

@@ -10,7 +10,7 @@ import pytest
 from mcp_evals.catalog.model import Tool
 from mcp_evals.lint.context import ProbeResult
 from mcp_evals.lint.probe import is_actionable, probe_targets, run_probe
-from validate_helpers import run_main
+from support.validate_helpers import run_main
 
 from .helpers import catalog, tool
 from .project import write_project

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from catalog_helpers import PYTHON, node_server, write_config
 from conftest import HELPDESK, RunCli
 from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.lint.engine import lint
 from mcp_evals.lint.model import LintReport
+from support.catalog_helpers import PYTHON, node_server, write_config
 
 SERVERS = {
     "memory": ("mcp-server-memory", []),

@@ -11,7 +11,7 @@ import pytest
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.lint.context import ProbeResult
-from mcp_evals.lint.registry import all_rules
+from mcp_evals.lint.rules import all_rules
 
 from .helpers import DESCRIPTIONS, catalog, distinct, fixture, found, servers, tool
 

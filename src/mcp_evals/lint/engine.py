@@ -26,7 +26,8 @@ from mcp_evals.lint.model import (
     TokenReport,
     ToolTokens,
 )
-from mcp_evals.lint.registry import Rule, all_rules
+from mcp_evals.lint.registry import Rule
+from mcp_evals.lint.rules import all_rules
 from mcp_evals.lint.rules.consistency import confusable
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price
 from mcp_evals.providers.tokens import MESSAGE_OVERHEAD_TOKENS, TOOL_USE_PREAMBLE_TOKENS, estimate_tokens

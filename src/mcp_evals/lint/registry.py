@@ -1,6 +1,6 @@
 """The rule registry: every rule's id, severity, why, fix and thresholds, and the function that checks it.
 
-Rules register themselves with ``@rule(...)`` in the modules of ``lint.rules``; ``all_rules()``
+Rules register themselves with ``@rule(...)`` in the modules of ``lint.rules``, whose ``all_rules()``
 imports them all and returns them in a stable order (by category, then id). The registry is also the
 source of the rules table in docs/lint.md (``rules_markdown``), so the docs cannot drift from the code.
 """
@@ -40,7 +40,7 @@ class Rule:
 
 
 RULES: dict[str, Rule] = {}
-_ORDER: list[str] = list(CATEGORY_NAMES)
+ORDER: list[str] = list(CATEGORY_NAMES)
 
 
 def rule(
@@ -63,22 +63,3 @@ def rule(
         return check
 
     return register
-
-
-def all_rules() -> list[Rule]:
-    """Every rule, in category order (N, D, S, T, C, F), then by id."""
-    from mcp_evals.lint.rules import (  # noqa: F401  (importing them registers them)
-        consistency,
-        descriptions,
-        fixtures,
-        naming,
-        probe,
-        schema,
-        tokens,
-    )
-
-    return sorted(RULES.values(), key=lambda item: (_ORDER.index(item.category), item.id))
-
-
-def get_rule(rule_id: str) -> Rule | None:
-    return {item.id: item for item in all_rules()}.get(rule_id)

@@ -15,7 +15,7 @@ from typing import Any
 
 from mcp_evals._version import __version__
 from mcp_evals.lint.model import CATEGORY_NAMES, Finding, LintReport
-from mcp_evals.lint.registry import all_rules
+from mcp_evals.lint.rules import all_rules
 from mcp_evals.report.escape import plain
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

@@ -33,6 +33,7 @@ TOOLS = {
     "evaluate_deployment_gate",
     "discover_fixtures",
     "validate_fixtures",
+    "lint_catalog",
     "run_selection_eval",
 }
 
@@ -145,12 +146,13 @@ def test_every_tool_over_stdio(project: Project, tmp_path_factory: pytest.TempPa
         seen["discover"] = await served.call("discover_fixtures")
         seen["discover_dirs"] = await served.call("discover_fixtures", {"dirs": [str(library)]})
         seen["validate"] = await served.call("validate_fixtures")
+        seen["lint"] = await served.call("lint_catalog")
         seen["paid"] = await served.call("run_selection_eval", {"provider": "openai"})
         seen["lexical"] = await served.call("run_selection_eval", {"provider": "lexical", "limit": 2})
         return seen
 
     seen = with_served(config, library, use)
-    assert set(seen["tools"]) == TOOLS  # lint_catalog is not there: mcp_evals.lint is not on main yet
+    assert set(seen["tools"]) == TOOLS
     assert seen["tools"]["list_cases"].annotations.read_only_hint is True
     names = {case["name"] for case in seen["list_cases"][1]["cases"]}
     assert names == {"ticket", "simulated"}
@@ -202,6 +204,9 @@ def test_every_tool_over_stdio(project: Project, tmp_path_factory: pytest.TempPa
 
     validation = seen["validate"][1]
     assert validation["ok"] is True and validation["errors"] == 0
+    error, linted = seen["lint"]
+    assert not error and linted["grade"] in "ABCDF" and isinstance(linted["failed"], bool)
+    assert "22 tools" in linted["report"]
     error, message = seen["paid"]
     assert error and "the openai provider spends money: give budget_usd" in message
     error, lexical = seen["lexical"]

@@ -191,7 +191,7 @@ def test_the_served_tools_declare_output_schemas(project: Project) -> None:
     project.case("x", [{"id": "a", "tool": "t"}], simulate=True)
     server = build_server(Harness(project.setup()))
     tools = anyio.run(server.list_tools)
-    assert len(tools) == 12 and all(tool.output_schema for tool in tools)
+    assert len(tools) == 13 and all(tool.output_schema for tool in tools)
 
 
 def test_a_changed_config_reruns_every_case(project: Project) -> None:

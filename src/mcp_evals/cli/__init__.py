@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "baseline": "baseline_cmd:baseline",
     "contract": "contract_cmd:contract",
     "serve": "serve_cmd:serve",
+    "lint": "lint_cmd:lint",
 }
 
 
@@ -46,6 +47,7 @@ SUMMARIES: dict[str, str] = {
     "baseline": "Accept a run as the baseline, or compare a run with it.",
     "contract": "Run contract cases: call tools on live servers (or simulate) and check every step's result.",
     "serve": "Serve the harness over MCP: run, list, create and compare contract cases, and more.",
+    "lint": "Lint the tool catalog and the fixtures: naming, descriptions, schemas, token cost, consistency.",
 }
 
 

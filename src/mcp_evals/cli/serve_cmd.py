@@ -44,7 +44,7 @@ def serve(
     \b
     Tools: run_suite, run_case, list_cases, create_test_case, scaffold_fixture, regression_report,
     compare_results, generate_html_report, evaluate_deployment_gate, discover_fixtures,
-    validate_fixtures, run_selection_eval.
+    validate_fixtures, lint_catalog, run_selection_eval.
     Over stdio by default (for an MCP client's config). With --http-port, Streamable HTTP at /mcp;
     binding --host beyond loopback needs MCP_EVALS_SERVE_TOKEN (clients send it as a bearer token
     or an X-API-Key header).

@@ -93,6 +93,13 @@ class FixtureValidation(BaseModel):
     problems: list[str]
 
 
+class CatalogLint(BaseModel):
+    failed: bool = Field(description="A finding at or above `lint.fail_on` that is not ignored.")
+    findings: int = Field(description="Findings not accepted through `lint.ignore`.")
+    grade: str
+    report: str = Field(description="The text report of `mcp-evals lint`.")
+
+
 class SelectionEval(BaseModel):
     exit_code: int
     results: str | None
@@ -364,6 +371,36 @@ class Harness:
             errors=errors,
             warnings=len(problems) - errors,
             problems=[str(problem) for problem in problems],
+        )
+
+    async def lint_catalog(self) -> CatalogLint:
+        """``mcp-evals lint``: the live catalog (and the fixtures, when the config names some), free."""
+        config = self.setup.config
+        if config is None:
+            raise HarnessError("lint_catalog needs a config (run serve with --config)")
+        from mcp_evals.catalog.extract import extract_catalog_async
+        from mcp_evals.fixtures.load import load_fixtures
+        from mcp_evals.lint.engine import lint
+        from mcp_evals.lint.render import render_text
+        from mcp_evals.providers.pricing import find_price
+        from mcp_evals.providers.registry import PROVIDERS
+
+        catalog = await extract_catalog_async(config)
+        model = config.lint.model or config.run.model or PROVIDERS["anthropic"].default_model or ""
+        report = lint(
+            catalog,
+            load_fixtures(config) if config.fixture_globs else None,
+            config.lint,
+            exclude_tools=config.exclude_tools,
+            system_prompt=config.system_prompt,
+            model=model,
+            price=find_price(model, config.run.prices),
+        )
+        return CatalogLint(
+            failed=report.failed,
+            findings=len(report.active),
+            grade=report.grade.letter,
+            report=render_text(report),
         )
 
     async def run_selection_eval(

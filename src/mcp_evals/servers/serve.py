@@ -24,6 +24,7 @@ from mcp_evals.contract.regression import GateResult
 from mcp_evals.errors import ConfigError, McpEvalsError
 from mcp_evals.servers.harness import (
     CaseListing,
+    CatalogLint,
     ComparisonReport,
     Discovered,
     FixtureValidation,
@@ -155,6 +156,11 @@ def build_server(harness: Harness) -> Any:
     async def validate_fixtures() -> FixtureValidation:
         """Check the tool-selection fixtures against the live catalog (`mcp-evals validate`): free."""
         return await guarded(harness.validate_fixtures)
+
+    @server.tool(annotations=read_only)
+    async def lint_catalog() -> CatalogLint:
+        """Lint the live tool catalog and the fixtures (`mcp-evals lint`): free, no model."""
+        return await guarded(harness.lint_catalog)
 
     @server.tool(annotations=runs)
     async def run_selection_eval(

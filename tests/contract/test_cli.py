@@ -314,3 +314,26 @@ def test_continue_on_failure_from_the_command_line(
         going = json.loads(contract(capsys, "--no-history", "--format", "json", "--continue-on-failure").out)
     assert [step["status"] for step in stopped["run"]["cases"][0]["steps"]] == ["failed", "not_run"]
     assert [step["status"] for step in going["run"]["cases"][0]["steps"]] == ["failed", "passed"]
+
+
+def test_a_schema_match_that_is_not_a_json_schema(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.case("bad schema", [{"id": "a", "tool": "t", "expect": {"schema_match": {"type": "thing"}}}])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(project.root)
+        outcome = contract(capsys)
+    assert outcome.code == 3
+    assert (
+        "bad-schema.yaml:" in outcome.err
+        and "(steps[0].expect.schema_match): not a valid JSON Schema" in outcome.err
+    )
+
+
+def test_runs_record_the_commit(tmp_path: Path) -> None:
+    from conftest import REPO_ROOT
+    from mcp_evals.contract.runner import git_sha
+
+    assert re.fullmatch(r"[0-9a-f]{40}", git_sha(REPO_ROOT) or "")
+    assert git_sha(tmp_path, {"GITHUB_SHA": "abc123"}) == "abc123"  # no repository: the CI's variable
+    assert git_sha(tmp_path, {}) is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import queue
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -94,9 +95,13 @@ def test_watch_reruns_what_changed(project: Project) -> None:
         problem = output.wait_for("broken.yaml")
         assert any(line.startswith("error: evals/contract/broken.yaml:2 (steps)") for line in problem)
         assert process.poll() is None  # a bad file does not end the watch
+        process.send_signal(signal.SIGINT)  # Ctrl-C
+        assert process.wait(timeout=20) == 130
+        output.wait_for("Aborted.")
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        if process.poll() is None:
+            process.terminate()
+            process.wait(timeout=10)
 
 
 def test_the_cases_a_file_affects(project: Project) -> None:

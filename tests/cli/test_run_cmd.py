@@ -563,3 +563,17 @@ def test_the_caching_note_agrees_with_the_first_answers_usage(
     usage = [row.usage for row in read_results(project.results).results]
     assert any(item.cache_read_tokens or item.cache_write_tokens for item in usage)
     assert not any("cached" in note for note in header.notes), header.notes
+
+
+def test_replay_says_when_the_fixtures_do_not_match_the_recorded_catalog(
+    make_project: MakeProject, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    project = make_project(own_fixtures=True)
+    project.write_fixtures([{"id": "t1", "query": "show me ticket 4821", "expected_tool": "get_ticket"}])
+    assert cli("run", "--config", project.config, "--results", project.results).code == 0
+    project.write_fixtures([{"id": "t1", "query": "show me ticket 4821", "expected_tool": "fetch_ticket"}])
+    args = ("run", "--config", project.config, "--provider", "replay", "--from", project.results)
+    result = cli(*args, "--results", project.root / "again.ndjson")
+    assert result.code == 3
+    assert f"the fixtures do not match the catalog recorded in {project.results}" in result.err
+    assert "tool 'fetch_ticket' is not in the catalog" in result.err

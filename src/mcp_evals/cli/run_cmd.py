@@ -222,7 +222,7 @@ def run(
         config.check_variables()
     catalog = replay_source.header.catalog if replay_source is not None else extract_catalog(config)
     fixtures = load_fixtures(config, warn=lambda text: click.echo(f"warning: {text}", err=True))
-    _refuse_invalid(fixtures, catalog, config)
+    _refuse_invalid(fixtures, catalog, config, replay_from)
     system_prompt = replay_source.header.system_prompt if replay_source is not None else config.system_prompt
     planned = plan_fixtures(fixtures, limit=smoke, shard=shard)
 
@@ -341,7 +341,9 @@ def _make_provider(
     return PROVIDERS[name].load()(settings, catalog, system_prompt)
 
 
-def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -> None:
+def _refuse_invalid(
+    fixtures: list[Fixture], catalog: Catalog, config: Config, replay_from: Path | None = None
+) -> None:
     """A run on fixtures that do not match the catalog would score noise: refuse it (exit 3)."""
     problems = validate_fixtures(
         fixtures, catalog, config.validation, exclude_tools=config.exclude_tools, areas=config.areas
@@ -351,6 +353,14 @@ def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -
         errors = [str(problem) for problem in problems if problem.severity == "error"]
         shown = "\n".join(f"  {line}" for line in errors[:20])
         more = f"\n  … and {len(errors) - 20} more" if len(errors) > 20 else ""
+        if replay_from is not None:
+            raise InputFileError(
+                f"the fixtures do not match the catalog recorded in {replay_from} ({len(errors)} "
+                f"error(s)); not replaying:\n{shown}{more}",
+                hint="a replay re-scores that run's answers against the catalog it had: use the fixtures "
+                "of that run, or run again against the live catalog (mcp-evals run without "
+                "--provider replay)",
+            )
         raise InputFileError(
             f"the fixtures do not validate against the catalog ({len(errors)} error(s)); "
             f"not running:\n{shown}{more}",

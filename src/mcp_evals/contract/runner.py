@@ -108,14 +108,12 @@ class _Steps:
         timeout: float,
         keep_going: bool,
         listing: dict[str, dict[str, Any]] | None,
-        mode: str,
     ) -> None:
         self.case = case
         self.judge = judge
         self.timeout = timeout
         self.keep_going = keep_going
         self.listing = listing
-        self.mode = mode
         self.outputs: dict[str, Output] = {}
         self.results: list[StepResult] = []
 
@@ -260,17 +258,13 @@ async def run_case(
     steps_run: _Steps
     if target.mode == "simulation":
         listing = snapshot_listing(target.server, setup.config) if target.server is not None else None
-        steps_run = _Steps(
-            case, judge, timeout=timeout_ms / 1000, keep_going=keep_going, listing=listing, mode="simulation"
-        )
+        steps_run = _Steps(case, judge, timeout=timeout_ms / 1000, keep_going=keep_going, listing=listing)
         await steps_run.run(None)
     else:
         assert target.server is not None
         from mcp_evals.servers.client import open_session
 
-        steps_run = _Steps(
-            case, judge, timeout=timeout_ms / 1000, keep_going=keep_going, listing=None, mode="live"
-        )
+        steps_run = _Steps(case, judge, timeout=timeout_ms / 1000, keep_going=keep_going, listing=None)
         opened = False
         try:
             async with open_session(target.server, session_config(setup, target.server)) as session:

@@ -249,8 +249,6 @@ class _Progress:
 class _Opening:
     """Opens one connection in its own task and holds it open until ``closing`` is set."""
 
-    transport_name = "?"
-
     def __init__(self, server: ServerConfig, config: Config) -> None:
         self.server = server
         self.config = config
@@ -588,8 +586,6 @@ def _resolve_command(command: str, cwd: Path, env: dict[str, str]) -> str:
 
 
 class _StdioOpening(_Opening):
-    transport_name = "stdio"
-
     def __init__(self, server: ServerConfig, config: Config) -> None:
         super().__init__(server, config)
         self.spawned: _StdioServer | None = None

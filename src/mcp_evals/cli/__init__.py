@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "contract": "contract_cmd:contract",
     "serve": "serve_cmd:serve",
     "lint": "lint_cmd:lint",
+    "session": "session_cmd:session",
 }
 
 
@@ -48,6 +49,7 @@ SUMMARIES: dict[str, str] = {
     "contract": "Run contract cases: call tools on live servers (or simulate) and check every step's result.",
     "serve": "Serve the harness over MCP: run, list, create and compare contract cases, and more.",
     "lint": "Lint the tool catalog and the fixtures: naming, descriptions, schemas, token cost, consistency.",
+    "session": "Run multi-step sessions: a model uses a live server's tools, per arm and fault level.",
 }
 
 

@@ -10,6 +10,9 @@ Encodes what the real API does (see /work/shared/notes/apis.md):
   any ``temperature`` but the default;
 * an ``array`` parameter without ``items`` is rejected (Claude accepts it);
 * models in ``FORCED_REJECTING`` refuse ``tool_choice: "required"``;
+* multi-turn tool use (``sessions``): a conversation keyed by its first user message plays a script
+  of turns, one per assistant message so far; as the real API does, an assistant message with
+  ``tool_calls`` must be followed by one ``tool`` message per call id (else a 400);
 * automatic prompt caching: a prefix (tools + system messages) of 1,024 tokens or more seen before
   is reported as ``prompt_tokens_details.cached_tokens`` (in 128-token steps), and is included in
   ``prompt_tokens``.
@@ -108,6 +111,8 @@ class FakeOpenAI(FakeServer):
         self.answers: dict[str, Answer] = {}
         self.cache: set[str] = set()
         self.forced_rejecting = set(FORCED_REJECTING)
+        # first user message → the model's turns, in order (a turn past the end answers "done")
+        self.sessions: dict[str, list[Answer]] = {}
 
     def is_model_request(self, request: Recorded) -> bool:
         return request.method == "POST" and request.path.endswith("/chat/completions")
@@ -182,6 +187,9 @@ class FakeOpenAI(FakeServer):
                     "invalid_request_error",
                     "invalid_function_parameters",
                 )
+        problem = conversation_problem(body.get("messages") or [])
+        if problem is not None:
+            return self.error(400, problem, "invalid_request_error")
         choice = body.get("tool_choice", "auto")
         if model in self.forced_rejecting and choice == "required":
             return self.error(
@@ -193,7 +201,13 @@ class FakeOpenAI(FakeServer):
         messages = body.get("messages") or []
         query = next((str(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
         tools = body.get("tools") or []
-        answer = self.answers.get(query) or self.chooser(query, tools, body.get("tool_choice"))
+        opening = next((m.get("content") for m in messages if m.get("role") == "user"), None)
+        if isinstance(opening, str) and opening in self.sessions:
+            turns = self.sessions[opening]
+            played = sum(1 for message in messages if message.get("role") == "assistant")
+            answer: Answer = turns[played] if played < len(turns) else Text("Done.")
+        else:
+            answer = self.answers.get(query) or self.chooser(query, tools, body.get("tool_choice"))
         items = answer if isinstance(answer, list) else [answer]
         tool_calls = []
         texts = []
@@ -249,6 +263,31 @@ class FakeOpenAI(FakeServer):
                 "completion_tokens_details": {"reasoning_tokens": 0},
             },
         }
+
+
+def conversation_problem(messages: list[Any]) -> str | None:
+    """What the real API says about tool calls and tool messages that do not pair up."""
+    waiting: list[str] = []
+    for index, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id not in waiting:
+                return (
+                    "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+                    f"message with 'tool_calls' (messages[{index}], tool_call_id {call_id!r})."
+                )
+            waiting.remove(call_id)
+            continue
+        if waiting:
+            return (
+                "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+                "each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+                + ", ".join(waiting)
+            )
+        if role == "assistant":
+            waiting = [str(call.get("id")) for call in message.get("tool_calls") or []]
+    return None
 
 
 def main() -> None:

@@ -195,8 +195,14 @@ class JudgeSettings(StrictModel):
     max_tokens: int = Field(300, ge=16)
 
 
-def _two_plain_arms() -> dict[ArmName, Arm]:
-    return {"A": Arm(), "B": Arm()}
+class Arms(StrictModel):
+    """The two arms; an arm with nothing to change is ``{}``."""
+
+    A: Arm = Field(default_factory=Arm)
+    B: Arm = Field(default_factory=Arm)
+
+    def __getitem__(self, name: ArmName) -> Arm:
+        return self.A if name == "A" else self.B
 
 
 class TaskSet(StrictModel):
@@ -210,7 +216,7 @@ class TaskSet(StrictModel):
     )
     system_prompt: str = Field(min_length=1, description="Sent in every session (each arm may add to it).")
     faults: Faults = Field(default_factory=Faults)
-    arms: dict[ArmName, Arm] = Field(default_factory=_two_plain_arms, description="`A` and `B`.")
+    arms: Arms = Field(default_factory=Arms, description="`A` and `B`.")
     transient_errors: str = Field(
         DEFAULT_TRANSIENT_ERRORS,
         description="A regular expression: a server's own error whose text matches it is not definitive.",
@@ -221,16 +227,6 @@ class TaskSet(StrictModel):
 
     _path: str = PrivateAttr(default="")
     _lines: dict[tuple[str | int, ...], int] = PrivateAttr(default_factory=dict)
-
-    @field_validator("arms")
-    @classmethod
-    def _both_arms(cls, arms: dict[ArmName, Arm]) -> dict[ArmName, Arm]:
-        missing = [name for name in ARM_NAMES if name not in arms]
-        if missing:
-            raise ValueError(
-                f"give both arms, `A` and `B` (missing: {', '.join(missing)}); an empty arm is `{{}}`"
-            )
-        return arms
 
     @field_validator("transient_errors")
     @classmethod

@@ -308,8 +308,8 @@ class FakeAnthropic(FakeServer):
         if choice.get("type") == "auto" and "exactly one" in system:
             choice = {"type": "any"}  # the model follows the instruction to call a tool
         messages = body.get("messages") or []
-        opening = messages[0].get("content") if messages and isinstance(messages[0], dict) else None
-        if isinstance(opening, str) and opening in self.sessions:
+        opening = message_text(messages[0]) if messages and isinstance(messages[0], dict) else None
+        if opening is not None and opening in self.sessions:
             turns = self.sessions[opening]
             played = sum(1 for message in messages if message.get("role") == "assistant")
             answer: Answer = turns[played] if played < len(turns) else Text("Done.")
@@ -443,6 +443,16 @@ class FakeAnthropic(FakeServer):
         return Reply(
             200, lines.encode(), {"content-type": "application/binary", "request-id": self.request_id("req_")}
         )
+
+
+def message_text(message: dict[str, Any]) -> str | None:
+    """A message's text: its string content, or its text blocks joined (a cache mark makes blocks)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in content):
+        return "".join(str(block.get("text")) for block in content)
+    return None
 
 
 def conversation_problem(messages: list[Any]) -> str | None:

@@ -76,7 +76,10 @@ class AnswerCheck(StrictModel):
     def _something(self) -> AnswerCheck:
         if self.contains is None and self.regex is None and self.json_path is None:
             raise ValueError("give at least one of `contains`, `regex` or `json_path` (with `equals`)")
-        if (self.json_path is None) != ("equals" not in self.model_fields_set):
+        # (a record written back has `equals: null` beside no path: that is no `equals` given)
+        if (self.json_path is None and self.equals is not None) or (
+            self.json_path is not None and "equals" not in self.model_fields_set
+        ):
             raise ValueError("`json_path` and `equals` go together")
         return self
 

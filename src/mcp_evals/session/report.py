@@ -44,7 +44,7 @@ def _count(number: int, word: str) -> str:
 
 
 def _dropouts(dropouts: dict[str, int]) -> str:
-    return ", ".join(f"{kind} {count}" for kind, count in sorted(dropouts.items())) or "0"
+    return ", ".join(f"{md_code(kind)} {count}" for kind, count in sorted(dropouts.items())) or "0"
 
 
 def _cell_row(cell: CellSummary) -> str:

@@ -76,6 +76,24 @@ def test_a_retrying_after_a_transient_error_is_fair(first: object) -> None:
     assert flags(first, call("get_sync_job", {"job_id": "SYNC-8"}, ok())) == ["", ""]
 
 
+@pytest.mark.parametrize(
+    ("text", "transient"),
+    [
+        ("HTTP 503 from the upstream", True),
+        ("upstream said 502 Bad Gateway", True),
+        ("429 Too Many Requests", True),
+        ("The request timed out", True),
+        ("Service temporarily unavailable", True),
+        ("Rate limited, retry later", True),
+        ("No ticket 'T-550'. Ticket ids look like T-1042.", False),
+        ("SYNC-7 cannot be retried: 401 invalid_grant", False),
+        ("Field required [type=missing]", False),
+    ],
+)
+def test_the_default_transient_errors(text: str, transient: bool) -> None:
+    assert bool(TRANSIENT.search(text)) is transient
+
+
 def test_a_arguments_that_were_no_json_object_are_a_definitive_error() -> None:
     bad = call("get_sync_job", None, error("not a JSON object"), error_kind="invalid_arguments", raw="{job")
     assert flags(bad, bad.model_copy()) == ["b", "ab"]

@@ -111,6 +111,7 @@ def test_the_budget_stops_the_run_before_the_next_request_could_cross_it(
     assert summary.cost_usd == stopped.cost_usd  # a stopped session's spending still counts
     assert "⚠️ **PRELIMINARY**" in result.out and "1 stopped by the budget" in result.out
     assert "| A | 0% | 0/3 | – |" in result.out  # no finished session: nothing to aggregate
+    assert cli("session", "report", out).code == 2  # the report alone says PRELIMINARY too
 
 
 def test_a_malformed_answer_is_a_dropout_and_the_run_goes_on(

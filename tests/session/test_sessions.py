@@ -87,6 +87,12 @@ def test_anthropic_sessions_count_exactly_the_mistakes_the_model_made(
     assert all(turn.usage.output_tokens > 0 and turn.cost_usd for turn in salesforce.turns)
     assert salesforce.cost_usd == pytest.approx(sum(turn.cost_usd or 0 for turn in salesforce.turns))
     assert "## mcp-evals session: ops" in result.out and "✅ complete" in result.out
+    # progress on stderr, one line a session; the report alone on stdout
+    assert (
+        "[1/2] missing-job · arm A · faults 0% · run 1: answered · 4 steps · 2 bad calls · answer correct"
+        in (result.err)
+    )
+    assert "[1/2]" not in result.out
     assert "| A | 0% | 2/2 | 2.00 [2.00, 2.00] | 1.50 | 0.50 | 0.50 |" in result.out
 
 
@@ -250,6 +256,10 @@ def test_summary_over_both_arms_and_the_a_minus_b_difference(
     records = records_of(tmp_path / "out")
     summary = summarize(records.header, records.sessions)
     assert summary.planned == summary.finished == 8 and not summary.preliminary
+    # run by run, task by task, the arms side by side
+    assert [(r.key.run, r.key.task_id, r.key.arm) for r in records.sessions] == [
+        (run, task, arm) for run in (1, 2) for task in ("missing-job", "salesforce-sync") for arm in "AB"
+    ]
     for cell in summary.cells:
         assert cell.bad_calls.mean == 0.5 and cell.bad_calls.n == 4  # 1 in missing-job, 0 in salesforce
         assert cell.accuracy.hits == cell.accuracy.total == 4

@@ -25,8 +25,9 @@ FAULT_KINDS: tuple[FaultKind, ...] = ("upstream_502", "html_error", "timeout", "
 TrapKind = Literal["repeat_after_error", "schema", "insistence", "unstable_value", "other"]
 # A server's own error whose text says "try again" is no definitive error: repeating it is fair.
 DEFAULT_TRANSIENT_ERRORS = (
-    r"(?i)\b(?:50[0-49]|429|timed? ?out|timeout|temporar\w*|unavailable|overloaded|rate.?limit\w*|"
-    r"try again|retry later)\b"
+    r"(?i)\bHTTP\s*(?:5\d\d|429)\b|\b(?:5\d\d|429)\s+(?:Bad Gateway|Service Unavailable|Internal Server Error|"
+    r"Gateway Time-?out|Too Many Requests)\b|\btimed? ?out\b|\btimeout\b|\btemporar\w*|\bunavailable\b|"
+    r"\boverloaded\b|\brate.?limit\w*|\btry again\b|\bretry later\b"
 )
 DEFAULT_MAX_STEPS = 25
 

@@ -1,0 +1,225 @@
+"""The smaller promises of docs/sessions.md, one test each."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import Cli, CliResult
+from fakes.fake_anthropic import Call, CutOff, FakeAnthropic, Text
+from mcp_evals.session.aggregate import SessionSummary, TaskRow, summarize
+from mcp_evals.session.loop import delivered_result
+from mcp_evals.session.model import DEFAULT_MAX_STEPS, JudgeSettings, Timeouts
+from mcp_evals.session.record import CallRecord, CallResult
+from mcp_evals.session.records_file import newest_records_file, read_records
+from mcp_evals.session.report import render_session_markdown
+
+from .conftest import EU_STATUS, MISSING_JOB, SALESFORCE, write_config, write_tasks
+
+HERE = Path(__file__).resolve().parent
+OUTLOOK = {
+    "id": "outlook-sync",
+    "prompt": "Retry Harbor Health's Outlook sync SYNC-8.",
+    "script": [
+        {"tool": "get_sync_job", "arguments": {"job_id": "SYNC-8"}},
+        {"tool": "retry_sync_job", "arguments": {"job_id": "SYNC-8"}},
+    ],
+    "answer": {"contains": "running"},
+}
+
+
+@pytest.fixture
+def python_with_mcp(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def run(cli: Cli, tasks: Path, out: Path, *args: str) -> CliResult:
+    return cli("session", "--tasks", tasks, "--budget-usd", "5", "--results", out, *args)
+
+
+def test_the_defaults_the_docs_list() -> None:
+    assert DEFAULT_MAX_STEPS == 25
+    assert (Timeouts().step_seconds, Timeouts().session_seconds) == (30, 900)
+    assert (JudgeSettings().model, JudgeSettings().max_tokens) == (None, 300)
+
+
+def test_a_run_refuses_a_task_set_that_does_not_validate(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    broken = {**EU_STATUS, "script": [{"tool": "get_status", "arguments": {}}]}
+    result = run(cli, write_tasks(tmp_path, ops_url, [broken]), tmp_path / "out")
+    assert result.code == 3
+    assert "the task set does not validate against the live catalog (1 error(s)); not running" in result.err
+    assert "no tool 'get_status' in the catalog — did you mean 'get_service_status'?" in result.err
+    assert anthropic_fake.model_requests() == []
+
+
+def test_the_config_s_run_budget_does_not_count_for_sessions(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    config = write_config(tmp_path, budget_usd=5)
+    tasks = write_tasks(tmp_path, ops_url, [EU_STATUS])
+    result = cli("session", "--config", config, "--tasks", tasks, "--results", tmp_path / "out")
+    assert result.code == 3 and "a paid session run needs a budget cap" in result.err
+
+
+def test_each_stdio_session_gets_a_fresh_server_process(
+    tmp_path: Path, anthropic_fake: FakeAnthropic, cli: Cli, python_with_mcp: None
+) -> None:
+    """SYNC-8 can be retried once per server process: the second run's retry works only in a new one."""
+    anthropic_fake.sessions[OUTLOOK["prompt"]] = [
+        Call("retry_sync_job", {"job_id": "SYNC-8"}),
+        Text("It is running."),
+    ]
+    server = {
+        "command": "python",
+        "args": [str(HERE.parents[1] / "examples/helpdesk/server.py"), "--ops-tools"],
+    }
+    tasks = write_tasks(tmp_path, "unused", [OUTLOOK])
+    document = json.loads(tasks.read_text())
+    document["server"] = server
+    tasks.write_text(json.dumps(document))
+    result = run(cli, tasks, tmp_path / "out", "--arm", "A", "--runs", "2")
+    assert result.code == 0, result.err
+    sessions = read_records(newest_records_file(tmp_path / "out")).sessions
+    assert [session.calls[0].result.is_error for session in sessions] == [False, False]
+
+
+def test_a_tool_the_catalog_lacks_goes_to_the_server_which_answers(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    anthropic_fake.sessions[EU_STATUS["prompt"]] = [
+        Call("restart_region", {"region": "eu"}),
+        Text("Could not."),
+    ]
+    result = run(cli, write_tasks(tmp_path, ops_url, [EU_STATUS]), tmp_path / "out", "--arm", "A")
+    assert result.code == 0, result.err
+    [record] = read_records(newest_records_file(tmp_path / "out")).sessions
+    [call] = record.calls
+    assert not call.known and call.result.is_error and "restart_region" in call.result.text
+    assert call.error is None  # the server's own answer, not ours
+
+
+def test_a_turn_cut_off_at_max_tokens_is_a_dropout(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    anthropic_fake.sessions[EU_STATUS["prompt"]] = [Call("get_service_status", {"region": "eu"}), CutOff()]
+    result = run(cli, write_tasks(tmp_path, ops_url, [EU_STATUS]), tmp_path / "out", "--arm", "A")
+    assert result.code == 2
+    [record] = read_records(newest_records_file(tmp_path / "out")).sessions
+    assert (record.status, record.error_kind, len(record.turns)) == ("dropout", "truncated", 2)
+    assert "raise run.max_tokens" in (record.error_message or "")
+
+
+def test_a_server_that_dies_mid_session_is_a_dropout_and_the_next_session_gets_a_new_one(
+    tmp_path: Path, anthropic_fake: FakeAnthropic, cli: Cli, python_with_mcp: None
+) -> None:
+    crash = {"id": "crash", "prompt": "Crash it.", "script": [{"tool": "ping"}]}
+    calm = {"id": "calm", "prompt": "Ping it.", "script": [{"tool": "ping"}]}
+    anthropic_fake.sessions["Crash it."] = [Call("crash"), Text("?")]
+    anthropic_fake.sessions["Ping it."] = [Call("ping"), Text("pong")]
+    tasks = write_tasks(tmp_path, "unused", [crash, calm])
+    document = json.loads(tasks.read_text())
+    document["server"] = {"command": "python", "args": [str(HERE / "crash_server.py")]}
+    tasks.write_text(json.dumps(document))
+    result = run(cli, tasks, tmp_path / "out", "--arm", "A")
+    assert result.code == 2, result.err
+    first, second = read_records(newest_records_file(tmp_path / "out")).sessions
+    assert (first.status, first.error_kind) == ("dropout", "mcp_server")
+    assert "server 'session'" in (first.error_message or "")
+    assert second.status == "finished" and second.calls[0].result.text == "pong"
+
+
+def test_a_records_file_of_another_model_is_refused(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    anthropic_fake.sessions[EU_STATUS["prompt"]] = [Text("Degraded.")]
+    tasks = write_tasks(tmp_path, ops_url, [EU_STATUS])
+    assert run(cli, tasks, tmp_path / "out", "--arm", "A").code == 0
+    other = run(cli, tasks, tmp_path / "out", "--arm", "A", "--model", "claude-sonnet-4-6")
+    assert other.code == 3
+    assert "holds sessions of anthropic/claude-opus-4-8 from today and this commit" in other.err
+    assert "give this run its own folder with --results DIR" in other.err
+
+
+def test_a_changed_task_runs_again_the_same_day(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    anthropic_fake.sessions[EU_STATUS["prompt"]] = [Text("Degraded.")]
+    out = tmp_path / "out"
+    assert run(cli, write_tasks(tmp_path, ops_url, [EU_STATUS]), out, "--arm", "A").code == 0
+    assert run(cli, write_tasks(tmp_path, ops_url, [EU_STATUS]), out, "--arm", "A").code == 0
+    assert len(anthropic_fake.model_requests()) == 1  # the same task: kept
+    changed = {**EU_STATUS, "answer": {"contains": "degraded!"}}
+    result = run(cli, write_tasks(tmp_path, ops_url, [changed]), out, "--arm", "A")
+    assert len(anthropic_fake.model_requests()) == 2  # a new task: run again
+    records = read_records(newest_records_file(out))
+    summary = summarize(records.header, records.sessions)
+    assert summary.stale == 1 and summary.finished == 1
+    assert "1 record of an earlier setup of a task or an arm left out." in result.out
+
+
+def test_live_token_counting_counts_every_request(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    anthropic_fake.sessions[EU_STATUS["prompt"]] = [
+        Call("get_service_status", {"region": "eu"}),
+        Text("Degraded."),
+    ]
+    result = run(
+        cli, write_tasks(tmp_path, ops_url, [EU_STATUS]), tmp_path / "out", "--arm", "B", "--count-tokens"
+    )
+    assert result.code == 0, result.err
+    counted = [request for request in anthropic_fake.requests if request.path == "/v1/messages/count_tokens"]
+    [record] = read_records(newest_records_file(tmp_path / "out")).sessions
+    assert len(counted) == len(record.turns) == 2
+    assert all(turn.input_tokens_counted and turn.input_tokens_counted > 1000 for turn in record.turns)
+
+
+def test_dry_warns_about_a_script_call_that_fails_unless_it_is_meant_to(
+    tmp_path: Path, ops_url: str, cli: Cli, clean_env: pytest.MonkeyPatch
+) -> None:
+    meant = MISSING_JOB
+    unmeant = {**SALESFORCE, "script": [{"tool": "get_sync_job", "arguments": {"job_id": "SYNC-77"}}]}
+    result = cli(
+        "session", "--tasks", write_tasks(tmp_path, ops_url, [meant, unmeant]), "--dry", "--arm", "A"
+    )
+    assert result.code == 0, result.err
+    warnings = [line for line in result.err.splitlines() if line.startswith("warning:")]
+    assert warnings == [
+        "warning: salesforce-sync · arm A: script call 1 (get_sync_job) got an error: Error executing tool "
+        "get_sync_job: No sync job 'SYNC-77'. It does not exist; sync job ids look like SYNC-7."
+    ]
+
+
+def test_structured_content_without_a_text_block_reaches_the_model_as_json_text() -> None:
+    call = CallRecord(
+        id="c1",
+        tool="t",
+        provider_name="t",
+        call_number=1,
+        result=CallResult(content=[], structured_content={"région": "eu", "ok": True}),
+    )
+    result, delivered = delivered_result(call, [])
+    assert result.content == [{"type": "text", "text": '{"région": "eu", "ok": true}'}]
+    assert delivered == result.content and not result.is_error
+    with_text = call.model_copy(
+        update={"result": CallResult(content=[{"type": "text", "text": "x"}], structured_content={})}
+    )
+    assert delivered_result(with_text, [])[1] is None  # as the server sent it
+
+
+def test_max_chars_cuts_the_task_table_first() -> None:
+    summary = SessionSummary(
+        name="n", provider="p", model="m", date="d", git_sha="s", tool_version="v", arms={"A": "x"},
+        tasks=[TaskRow(task_id=f"task-{index:03d}") for index in range(400)],
+    )  # fmt: skip
+    whole = render_session_markdown(summary)
+    cut = render_session_markdown(summary, max_chars=4000)
+    assert len(whole) > 8000 and len(cut) <= 4000
+    assert "more lines left out to fit; the records hold them all." in cut
+    assert cut.rstrip().endswith("session records</sub>")  # the end of the report is kept

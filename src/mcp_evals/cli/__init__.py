@@ -41,7 +41,7 @@ SUMMARIES: dict[str, str] = {
         "Read every configured server's tools (handshake, tools/list to the last page) and print them."
     ),
     "validate": "Check the fixtures against the live catalog (or a snapshot): no model, no API key, no cost.",
-    "schema": "Print the JSON Schema of the config file, a fixture file or a contract case file.",
+    "schema": "Print the JSON Schema of the config file, a fixture file, a contract case file or a task set.",
     "run": "Ask a model to pick a tool for every fixture; write results and print the verdict.",
     "merge": "Join the results files of one run's shards into one.",
     "report": "Render a report from one results file, or from the shards of one run.",

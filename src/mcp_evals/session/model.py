@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
@@ -25,9 +25,11 @@ FAULT_KINDS: tuple[FaultKind, ...] = ("upstream_502", "html_error", "timeout", "
 TrapKind = Literal["repeat_after_error", "schema", "insistence", "unstable_value", "other"]
 # A server's own error whose text says "try again" is no definitive error: repeating it is fair.
 DEFAULT_TRANSIENT_ERRORS = (
-    r"(?i)\bHTTP\s*(?:5\d\d|429)\b|\b(?:5\d\d|429)\s+(?:Bad Gateway|Service Unavailable|Internal Server Error|"
-    r"Gateway Time-?out|Too Many Requests)\b|\btimed? ?out\b|\btimeout\b|\btemporar\w*|\bunavailable\b|"
-    r"\boverloaded\b|\brate.?limit\w*|\btry again\b|\bretry later\b"
+    r"(?i)\bHTTP\s*(?:5\d\d|429)\b|"
+    r"\b(?:5\d\d|429)\s+(?:Bad Gateway|Service Unavailable|Internal Server Error|Gateway Time-?out|"
+    r"Too Many Requests)\b|"
+    r"\btimed? ?out\b|\btimeout\b|\btemporar\w*|\bunavailable\b|\boverloaded\b|\brate.?limit\w*|"
+    r"\btry again\b|\bretry later\b"
 )
 DEFAULT_MAX_STEPS = 25
 
@@ -97,6 +99,11 @@ class Trap(StrictModel):
         return {"kind": value} if isinstance(value, str) else value
 
 
+def _trap_as_string_too(schema: dict[str, Any]) -> None:
+    """The schema says what the loader accepts: a trap is also written as its kind alone."""
+    schema["anyOf"].insert(0, {"enum": list(get_args(TrapKind))})
+
+
 class Task(StrictModel):
     """One multi-step task."""
 
@@ -109,7 +116,9 @@ class Task(StrictModel):
         min_length=1, description="The calls a competent agent would make, in order (played by --dry)."
     )
     answer: AnswerCheck | None = Field(None, description="The check of the final answer.")
-    trap: Trap | None = Field(None, description="What bad behaviour the task tempts.")
+    trap: Trap | None = Field(
+        None, description="What bad behaviour the task tempts.", json_schema_extra=_trap_as_string_too
+    )
     max_steps: int = Field(
         DEFAULT_MAX_STEPS, ge=1, le=200, description="Model turns before the session is cut off."
     )

@@ -42,6 +42,7 @@ from mcp_evals.catalog.model import ServerInfo
 from mcp_evals.config.model import ClientOptions, Config, ServerConfig
 from mcp_evals.config.variables import expand_variables
 from mcp_evals.errors import ConfigError, McpEvalsError, ServerError, ToolCallError
+from mcp_evals.redact import scrub as scrub_secrets
 from mcp_evals.servers.model import CLIENT_NAME, ToolResult
 
 if TYPE_CHECKING:
@@ -748,9 +749,9 @@ class _HttpOpening(_Opening):
     def __init__(self, server: ServerConfig, config: Config) -> None:
         super().__init__(server, config)
         assert server.url is not None
-        self.url = expand_variables(server.url, what=f"servers.{server.name}.url")
+        self.url = expand_variables(server.url, what=f"servers.{server.name}.url", header=True)
         self.headers = {
-            key: expand_variables(value, what=f"servers.{server.name}.headers.{key}")
+            key: expand_variables(value, what=f"servers.{server.name}.headers.{key}", header=True)
             for key, value in server.headers.items()
         }
         self.shown = redact_url(self.url)
@@ -838,6 +839,7 @@ class _HttpOpening(_Opening):
         message, hint = _describe_http_failure(
             failure, self.trace, self.url, self.shown, self.used, self.progress.stage
         )
+        message = self.scrub(message)
         if self.fell_back_from is not None:
             message += f"; the Streamable HTTP POST before it got HTTP {self.fell_back_from}"
             hint = "check the URL path (Streamable HTTP servers often serve /mcp, SSE servers /sse)"
@@ -848,9 +850,15 @@ class _HttpOpening(_Opening):
 
         leaf = _leaf(error)
         if isinstance(leaf, MCPError) and not _is_connection_closed(leaf):
-            return ToolCallError(self.server.name, f"{stage} failed: {_describe(leaf)}")
+            return ToolCallError(self.server.name, self.scrub(f"{stage} failed: {_describe(leaf)}"))
         message, hint = _describe_http_failure(error, self.trace, self.url, self.shown, self.used, stage)
-        return ServerError(self.server.name, message, hint=hint)
+        return ServerError(self.server.name, self.scrub(message), hint=hint)
+
+    def scrub(self, text: str) -> str:
+        """No header value and no part of the URL past what ``redact_url`` shows reaches a message."""
+        parts = urlsplit(self.url)
+        hidden = [parts.query, parts.netloc.rpartition("@")[0], self.url if self.url != self.shown else ""]
+        return scrub_secrets(text, [*self.headers.values(), *hidden])
 
 
 def _describe_http_failure(

@@ -209,7 +209,7 @@ def run(
         temperature=options.temperature,
         anthropic_version=options.anthropic_version,
         prompt_caching=options.prompt_caching,
-        lexical_threshold=options.lexical_threshold,
+        lexical_strictness=options.lexical_strictness,
         max_connections=max(4, workers + 2),
     )
     smoke = limit or _env_int(environ, "EVAL_LIMIT")

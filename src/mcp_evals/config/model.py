@@ -7,7 +7,7 @@ default. Sections for later layers (lint, contract, sessions) are added by their
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     ConfigDict,
@@ -118,6 +118,17 @@ class ModelPrice(StrictModel):
 class RunOptions(StrictModel):
     """Defaults for `mcp-evals run`; flags and EVAL_* variables override them."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "lexical_threshold" in data:
+            raise ValueError(
+                "`lexical_threshold` (an absolute BM25 score, which small catalogs never reached) was "
+                "replaced by `lexical_strictness`, in distinctive words per doubling of the catalog "
+                "(default 0.25; see docs/running.md): remove `lexical_threshold` or rename it"
+            )
+        return data
+
     provider: Literal["anthropic", "openai", "lexical", "replay"] | None = None
     model: str | None = None
     concurrency: int | None = Field(None, ge=1, le=256)
@@ -132,8 +143,11 @@ class RunOptions(StrictModel):
     base_url: str | None = None
     results: str | None = Field(None, description="NDJSON results file (default: mcp-evals-results.ndjson).")
     prompt_caching: bool = Field(True, description="Mark the catalog and system prompt for prompt caching.")
-    lexical_threshold: float = Field(
-        3.0, ge=0, description="The lexical baseline refuses when the best BM25 score is below this."
+    lexical_strictness: float = Field(
+        0.25,
+        ge=0,
+        description="The lexical baseline calls its best tool when that tool's BM25 score reaches this "
+        "many distinctive words × log2(number of tools); below, it refuses (docs/running.md).",
     )
     prices: dict[str, ModelPrice] = Field(
         default_factory=dict, description="Prices for models the bundled table lacks (or to override it)."

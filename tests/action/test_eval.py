@@ -267,6 +267,6 @@ def test_shards_run_apart_then_merge_and_report(step: ActionStep, fake_github: F
     assert "merged 2 file(s)" in result.stdout
     summary = step.summary_text()
     assert "56/56 answers reached" in summary and "lexical baseline" in summary
-    assert step.outputs()["top1"] != ""
+    assert step.outputs()["top1"] != "" and step.outputs()["decision"] == "not_gated"
     assert len(fake_github.comments[12]) == 1
     assert (helpdesk / "mcp-evals-out" / "results.ndjson").exists()  # the merged record, for an artifact

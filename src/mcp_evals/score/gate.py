@@ -155,8 +155,8 @@ def gate_for_run(
             tool_count=tool_count,
             remediate_below=options.remediate_below,
             deprioritize_at=options.deprioritize_at,
-            message=f"Not gated (lexical baseline): top-1 {shown} across {_tools(tool_count)} by words alone. "
-            "Only a model run gets a gate decision; a model should beat this number.",
+            message=f"Not gated (lexical baseline): top-1 {shown} across {_tools(tool_count)} by words "
+            "alone. Only a model run gets a gate decision; a model should beat this number.",
             authoritative=False,
             gated=False,
             advisory_reason="lexical baseline: not gated",

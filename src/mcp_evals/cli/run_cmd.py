@@ -18,7 +18,7 @@ import click
 
 from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.cli.options import config_option, read_config
+from mcp_evals.cli.options import colour_wanted, config_option, output_format, read_config, terminal_width
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_OK, ConfigError, InputFileError
 from mcp_evals.fixtures.load import load_fixtures
@@ -75,16 +75,27 @@ def missing_key_message(choice: Choice) -> str:
 # -- the verdict ------------------------------------------------------------------------------------
 
 
-def finish_run(results_path: Path, config: Config | None) -> int:
-    """Print the verdict of a finished run and write the configured reports; return the exit code.
+def finish_run(results_path: Path, config: Config | None, report_format: str | None = None) -> int:
+    """Print the report of a finished run and write the configured reports; return the exit code.
 
     The single place where a run hands over to scoring and reporting: everything is computed from
-    the results file alone. Exit: 2 PRELIMINARY wins over 1 (gate or baseline failed) over 0.
+    the results file alone. On a terminal the report is plain text; piped (or ``--format md``) it is
+    the Markdown a PR comment shows. Exit: 2 PRELIMINARY wins over 1 (gate or baseline failed) over 0.
     """
     from mcp_evals.output.reports import write_reports
+    from mcp_evals.report.terminal import render_terminal
 
     outcome = write_reports(read_results(results_path), config)
-    click.echo(outcome.markdown)
+    if output_format(report_format) == "text":
+        text = render_terminal(
+            outcome.scorecard,
+            baseline_comparison=outcome.comparison,
+            color=colour_wanted(),
+            width=terminal_width(),
+        )
+        click.echo(text, nl=False)
+    else:
+        click.echo(outcome.markdown)
     for report_format, path in outcome.written.items():
         click.echo(f"report ({report_format}): {path}", err=True)
     click.echo(outcome.verdict, err=True)
@@ -132,6 +143,13 @@ def finish_run(results_path: Path, config: Config | None) -> int:
 @click.option("--batch", is_flag=True, help="Use the Message Batches API (anthropic; half price, slow).")
 @click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL), e.g. a gateway.")
 @click.option(
+    "--format",
+    "report_format",
+    type=click.Choice(["text", "md"]),
+    help="The report printed at the end: text (default on a terminal) or md (the Markdown a PR comment "
+    "shows; the default when piped).",
+)
+@click.option(
     "--from",
     "replay_from",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -151,6 +169,7 @@ def run(
     dry: bool,
     batch: bool,
     base_url: str | None,
+    report_format: str | None,
     replay_from: Path | None,
 ) -> int:
     """Ask a model to pick a tool for every fixture; write results and print the verdict.
@@ -269,7 +288,7 @@ def run(
         click.echo(f"resume: {len(done)} answers kept from {results_path}; {len(jobs)} to run", err=True)
     if resume and not jobs:
         click.echo(f"resume: nothing left to run in {results_path}", err=True)
-        return finish_run(results_path, config)
+        return finish_run(results_path, config, report_format)
 
     who = instance.label if instance.lexical else f"{instance.name}/{model_name}"
     click.echo(
@@ -305,7 +324,7 @@ def run(
         )
         raise
     _report_outcome(outcome, results_path, price is not None)
-    return finish_run(results_path, config)
+    return finish_run(results_path, config, report_format)
 
 
 def _model(provider: str, asked: str | None, replay: Results | None) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AliasChoices,
     ConfigDict,
     Field,
     PrivateAttr,
@@ -207,16 +208,43 @@ class GateOptions(StrictModel):
 class BaselineOptions(StrictModel):
     """Comparing a run with the accepted baseline (`mcp-evals baseline accept`)."""
 
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        json_schema_extra=lambda schema: schema["properties"].update(
+            max_drop_pp={
+                "type": "number",
+                "minimum": 0,
+                "deprecated": True,
+                "description": "Deprecated name of `max_drop_points`.",
+            }
+        ),
+    )
+
     path: str | None = Field(None, description="The baseline file, e.g. evals/baseline.json.")
-    max_drop_pp: float = Field(
-        5.0, ge=0, description="Score drop (percentage points) tolerated before failing."
+    max_drop_points: float = Field(
+        5.0,
+        ge=0,
+        validation_alias=AliasChoices("max_drop_points", "max_drop_pp"),
+        description="The score (0–100, on the fixtures both runs share) may fall this many points below "
+        "the baseline; more fails the run. `max_drop_pp` is the deprecated name.",
     )
-    alpha: float = Field(
-        0.05, gt=0, lt=1, description="A drop fails only when McNemar's exact test gives p < alpha."
+    gate: Literal["drop", "significant"] = Field(
+        "drop",
+        description="`drop`: a drop beyond `max_drop_points` fails, with the paired test shown beside it "
+        "as information. `significant`: it fails only when the paired sign test also gives p < alpha.",
     )
+    alpha: float = Field(0.05, gt=0, lt=1, description="The significance level of the paired sign test.")
     fail_on_insufficient_data: bool = Field(
-        False, description="Fail (exit 1) when the drop is large but too few fixtures changed to tell."
+        False,
+        description="With `gate: significant`: also fail when the drop is large but the test cannot "
+        "tell it from noise.",
     )
+
+    @property
+    def max_drop_pp(self) -> float:
+        """The deprecated name of ``max_drop_points``."""
+        return self.max_drop_points
 
 
 class ReportPaths(StrictModel):

@@ -224,7 +224,21 @@ def _baseline(comparison: BaselineComparison, style: Style) -> list[str]:
     for difference in comparison.differences:
         before, after = plain(difference.baseline, 80), plain(difference.current, 80)
         lines.append(f"  {plain(difference.field, 40)}: {before} → {after}")
-    changes = [("regression", change) for change in comparison.regressions]
+    fixture_set = comparison.fixture_set
+    for label, ids in (
+        ("added", fixture_set.added),
+        ("removed", fixture_set.removed),
+        ("changed", fixture_set.changed),
+    ):
+        if ids:
+            shown = ", ".join(plain(fixture_id, 50) for fixture_id in ids[:MAX_ROWS])
+            more = f" … +{len(ids) - MAX_ROWS}" if len(ids) > MAX_ROWS else ""
+            lines.append(f"  fixtures {label} (not compared): {shown}{more}")
+    lost = {change.id for change in comparison.tool_regressions}
+    changes = [
+        ("regression (lost the right tool)" if change.id in lost else "regression", change)
+        for change in comparison.regressions
+    ]
     changes += [("fix", change) for change in comparison.fixes]
     if changes:
         rows = [["change", "fixture", "baseline", "this run"]]

@@ -28,6 +28,7 @@ from mcp_evals.report.formatting import (
     number,
     percent,
     points,
+    weights_text,
 )
 from mcp_evals.report.verdict import exit_code, verdict_text
 from mcp_evals.score import OUTCOME_LABELS, Rate, Scorecard
@@ -135,6 +136,8 @@ def render_terminal(
         rows.append(_rate_row(f"pass^{metrics.samples}", metrics.pass_k))
     rows.append(["weighted score", points(metrics.score), "", str(coverage.reached)])
     lines += table(rows, right=[False, True, False, True])
+    if weights_text(s.scoring):
+        lines.append(f"  outcome weights (not the defaults): {weights_text(s.scoring)}")
     counts = [
         style(f"{OUTCOME_LABELS[outcome]} {count}", fg="red", bold=True)
         if outcome == "unsafe_action"

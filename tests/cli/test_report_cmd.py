@@ -284,3 +284,16 @@ def test_a_drop_the_test_cannot_confirm_fails_and_says_it_could_be_noise(
     )
     done = run_cli("baseline", "compare", "after.ndjson", "--baseline", "b.json", cwd=tmp_path)
     assert done.returncode == 0 and done.stdout.startswith("Insufficient data"), done.stdout
+
+
+def test_report_never_writes_over_its_own_results(run_cli: RunCli, tmp_path: Path) -> None:
+    results = save(helpdesk_results(), tmp_path / "results.ndjson")
+    before = results.read_bytes()
+    done = run_cli("report", results, "--out", results)
+    assert done.returncode == 3
+    assert f"--out {results} is also the results file results.ndjson" in done.stderr
+    assert results.read_bytes() == before
+    merged = run_cli("merge", results, "--out", tmp_path / "results.ndjson")
+    assert merged.returncode == 3 and results.read_bytes() == before
+    accepted = run_cli("baseline", "accept", results, "--out", results)
+    assert accepted.returncode == 3 and results.read_bytes() == before

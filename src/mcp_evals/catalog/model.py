@@ -73,7 +73,9 @@ class ServerInfo(BaseModel):
     """One server's listing: what it said about itself and its tools in the MCP wire shape."""
 
     name: str = Field(description="The server's name in the config.")
-    transport: str = Field(description="How the listing was read: stdio, streamable-http or sse.")
+    transport: str = Field(
+        description="How the listing was read: stdio, streamable-http, sse, or snapshot (from a file)."
+    )
     server_name: str | None = Field(None, description="The name the server gave in its handshake.")
     server_version: str | None = None
     protocol_version: str | None = Field(None, description="The MCP protocol version negotiated.")

@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "action": "action_cmd:action",
     "report": "report_cmd:report",
     "baseline": "baseline_cmd:baseline",
+    "lint": "lint_cmd:lint",
 }
 
 
@@ -42,6 +43,7 @@ SUMMARIES: dict[str, str] = {
     "merge": "Join the results files of one run's shards into one.",
     "report": "Render a report from one results file, or from the shards of one run.",
     "baseline": "Accept a run as the baseline, or compare a run with it.",
+    "lint": "Lint the tool catalog and the fixtures: naming, descriptions, schemas, token cost, consistency.",
 }
 
 

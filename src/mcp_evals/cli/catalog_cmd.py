@@ -14,8 +14,9 @@ from mcp_evals.catalog.diff import CatalogDiff, diff_catalogs
 from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
-from mcp_evals.cli.options import config_option, read_config
+from mcp_evals.cli.options import config_inputs, config_option, read_config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK
+from mcp_evals.output.files import refuse_inputs
 from mcp_evals.wording import plural
 
 # Server-supplied text goes to a terminal: no escape sequences, no bidi tricks, one line.
@@ -129,6 +130,9 @@ def catalog(ctx: click.Context, config_path: Path, out: Path | None) -> int:
     if ctx.invoked_subcommand is not None:
         return EXIT_OK
     config = read_config(config_path)
+    if out is not None:
+        inputs = {label: path for label, path in config_inputs(config).items() if "snapshot" not in label}
+        refuse_inputs(out, inputs, what="--out")  # refreshing a server's own snapshot is allowed
     result = extract_catalog(config)
     if out is not None:  # before the summary, so a path that cannot be written prints nothing else
         write_snapshot(result, out)

@@ -445,6 +445,18 @@ class Provider(ABC):
             raw_arguments=raw_arguments,
         )
 
+    def token_count(self, usage: Mapping[str, Any], key: str, request_id: str | None = None) -> int:
+        """``usage[key]`` as a token count: absent is 0; anything but a whole number ≥ 0 is a malformed
+        answer (a dropout, retried), never a crash and never a cost of our own making."""
+        value = usage.get(key)
+        if value is None:
+            return 0
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or value != int(value):
+            raise self.invalid_response(
+                f"usage.{key} is not a token count ({type(value).__name__})", request_id
+            )
+        return int(value)
+
     def invalid_response(self, message: str, request_id: str | None = None) -> ProviderFailure:
         return ProviderFailure.transient_failure("invalid_response", message, request_id=request_id)
 

@@ -12,6 +12,7 @@ from fakes.fake_anthropic import API_KEY, FakeAnthropic
 from fakes.fake_http import Reply, after, path_is
 from fakes.fake_openai import FakeOpenAI
 from mcp_evals.record.read import read_results
+from mcp_evals.score import score_results
 
 
 def lines(path: Path) -> list[dict[str, object]]:
@@ -643,3 +644,30 @@ def test_replay_says_when_the_fixtures_do_not_match_the_recorded_catalog(
     assert result.code == 3
     assert f"the fixtures do not match the catalog recorded in {project.results}" in result.err
     assert "tool 'fetch_ticket' is not in the catalog" in result.err
+
+
+def test_a_model_run_reports_the_lexical_baseline_beside_its_own_top1(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    result = cli("run", "--config", project.config, "--results", project.results, "--provider", "anthropic")
+    assert result.code == 0, result.err
+    data = read_results(project.results)
+    assert data.header.lexical_choices is not None and len(data.header.lexical_choices) == 56
+    choices = data.header.lexical_choices
+    scorecard = score_results(data)
+    assert scorecard.metrics.lexical_top1 is not None
+    assert (scorecard.metrics.lexical_top1.hits, scorecard.metrics.lexical_top1.total) == (22, 49)
+    assert (
+        "| Lexical baseline top-1 (words alone, same fixtures: a model should beat it) | 44.9% |"
+        in result.out
+    )
+    # a lexical run does not compare itself with itself
+    lexical = cli("run", "--config", project.config, "--results", project.results, "--provider", "lexical")
+    assert lexical.code == 0 and read_results(project.results).header.lexical_choices is None
+    assert "Lexical baseline top-1" not in lexical.out
+    # the recorded choices are the lexical baseline's own answers
+    answered = {
+        row.fixture_id: (row.calls[0].name if row.calls else None)
+        for row in read_results(project.results).results
+    }
+    assert answered == choices

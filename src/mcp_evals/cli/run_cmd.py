@@ -313,6 +313,7 @@ def run(
         scoring=config.scoring,
         gate=config.gate,
         notes=notes,
+        lexical_choices=None if instance.lexical else _words_alone(catalog, planned, options),
     )
     if resume and kept:
         click.echo(f"resume: {len(done)} answers kept from {results_path}; {len(jobs)} to run", err=True)
@@ -359,6 +360,16 @@ def run(
         raise
     _report_outcome(outcome, results_path, price is not None)
     return finish_run(results_path, config, report_format)
+
+
+def _words_alone(catalog: Catalog, planned: list[Fixture], options: RunOptions) -> dict[str, str | None]:
+    """What the lexical baseline calls for each fixture: free, instant, and what a model should beat."""
+    from mcp_evals.providers.lexical import LexicalProvider
+
+    lexical = LexicalProvider(
+        ProviderSettings(model="bm25", lexical_strictness=options.lexical_strictness), catalog, ""
+    )
+    return {fixture.id: lexical.choose(fixture.query) for fixture in planned}
 
 
 def _price_for_cap(model: str, options: RunOptions, choice: Choice) -> Price:

@@ -163,6 +163,17 @@ class LexicalProvider(OfflineProvider):
         """A BM25 score in distinctive words (see the module docstring)."""
         return score / unit_score(len(self.catalog.tools))
 
+    def calls(self, ranked: list[tuple[str, float]]) -> bool:
+        """Whether the best-ranked tool has the evidence this catalog asks for."""
+        best = ranked[0][1] if ranked else 0.0
+        needed = required_words(len(self.catalog.tools), self.settings.lexical_strictness)
+        return best > 0 and self.evidence(best) >= needed
+
+    def choose(self, query: str) -> str | None:
+        """The tool the lexical baseline calls for this query, or None when it refuses."""
+        ranked = self.rank(query)
+        return ranked[0][0] if self.calls(ranked) else None
+
     async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
         started = time.perf_counter()
         ranked = self.rank(job.fixture.query)
@@ -170,7 +181,7 @@ class LexicalProvider(OfflineProvider):
         needed = required_words(len(self.catalog.tools), self.settings.lexical_strictness)
         answer = Answer(request_id=None)
         best = ranked[0][1] if ranked else 0.0
-        if best > 0 and self.evidence(best) >= needed:
+        if self.calls(ranked):
             answer.calls.append(self.tool_call(self.catalog.names.provider(ranked[0][0]), {}))
             answer.stop_reason = "tool_use"
             answer.text = f"lexical baseline: best matches (in distinctive words) {top}"

@@ -124,6 +124,8 @@ def render_terminal(
     lines += ["", style("Accuracy", bold=True)]
     thresholds = (gate.remediate_below, gate.deprioritize_at)
     rows = [["metric", "value", "95% interval", "n"], _rate_row("top-1", metrics.top1, thresholds)]
+    if metrics.lexical_top1 is not None:
+        rows.append(_rate_row("lexical baseline top-1 (words alone)", metrics.lexical_top1))
     rows.append(_rate_row(f"top-{metrics.k}", metrics.top_k))
     if metrics.refusal.total:
         rows.append(_rate_row("refusal", metrics.refusal))

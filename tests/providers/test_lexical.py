@@ -9,12 +9,14 @@ helpdesk example.
 from __future__ import annotations
 
 import math
+import os
+import sys
 from pathlib import Path
 
 import anyio
 import pytest
 
-from conftest import Cli, Project
+from conftest import EXAMPLES, Cli, Project
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.base import Job, ProviderSettings
@@ -117,3 +119,22 @@ def test_words_come_from_nested_parameters_and_plurals_meet_singulars() -> None:
         "class",
         "ticket",
     ]
+
+
+@pytest.mark.parametrize(("example", "hits", "total"), [("helpdesk", 22, 49), ("notes-ts", 4, 12)])
+def test_the_examples_readmes_give_the_lexical_baselines_numbers(
+    cli: Cli, tmp_path: Path, clean_env: pytest.MonkeyPatch, example: str, hits: int, total: int
+) -> None:
+    folder = EXAMPLES / example
+    clean_env.setenv(
+        "PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    )  # `python` has mcp
+    if example == "notes-ts" and not (folder / "dist" / "index.js").exists():
+        pytest.fail("examples/notes-ts is not built: scripts/bootstrap runs `npm ci && npm run build` there")
+    results = tmp_path / "results.ndjson"
+    outcome = cli("run", "--config", folder / "mcp-evals.yaml", "--provider", "lexical", "--results", results)
+    assert outcome.code == 0, outcome.err
+    top1 = score_results(read_results(results)).metrics.top1
+    assert (top1.hits, top1.total) == (hits, total)
+    readme = (folder / "README.md").read_text("utf-8")
+    assert f"the lexical baseline, top-1 {100 * hits / total:.1f} % ({hits}/{total}), not gated" in readme

@@ -1,6 +1,6 @@
 """README's install section, as a user follows it: pipx and uvx from a clone, Python 3.11+, and
-what the tests need. pipx and uvx fetch mcp-evals' dependencies from PyPI (the registry), as they
-do for a user."""
+what the tests need. pipx and uvx install from a local wheelhouse (scripts/bootstrap fills it), with
+every index switched off: the test is offline, the install is the one a user gets."""
 
 from __future__ import annotations
 
@@ -40,12 +40,23 @@ def snapshot_project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+WHEELHOUSE = REPO_ROOT / "tests" / ".wheelhouse"
+
+
 def isolated_env(tmp_path: Path) -> dict[str, str]:
+    if not any(WHEELHOUSE.glob("pydantic-*.whl")):
+        pytest.fail(f"{WHEELHOUSE} is empty: scripts/bootstrap fills it (pip wheel . -w tests/.wheelhouse)")
     env = {
         key: value for key, value in os.environ.items() if not key.startswith(("VIRTUAL_ENV", "PYTHONPATH"))
     }
     return {
         **env,
+        # offline: pip (under pipx) and uv see only the wheelhouse
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(WHEELHOUSE),
+        "UV_NO_INDEX": "1",
+        "UV_FIND_LINKS": str(WHEELHOUSE),
+        "UV_OFFLINE": "1",
         "PIPX_HOME": str(tmp_path / "pipx-home"),
         "PIPX_BIN_DIR": str(tmp_path / "bin"),
         "PIPX_MAN_DIR": str(tmp_path / "man"),

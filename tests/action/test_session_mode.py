@@ -78,6 +78,7 @@ def test_sessions_run_with_the_key_in_their_process_only_and_report_everywhere(
     assert "## mcp-evals session: helpdesk operations" in comment["body"]
     records = list((helpdesk / "mcp-evals-out" / "sessions").glob("sessions-*.ndjson"))
     assert len(records) == 1 and KEY not in records[0].read_text()
+    assert records[0].name.endswith("-4f2a9c1e0b7d.ndjson")  # keyed by the workflow's commit (GITHUB_SHA)
     assert (helpdesk / "mcp-evals-out" / "session-report.md").exists()
     assert [line for line in log.splitlines() if KEY in line] == [f"::add-mask::{KEY}"]
 

@@ -55,6 +55,9 @@ def test_dry_plays_the_scripts_on_the_real_server_and_estimates_the_cost(
     total = re.search(r"\$(\d+\.\d{4}) for the planned run with caching", result.out)
     assert total is not None and float(total.group(1)) > 0
     assert re.search(r"budget \$0\.2: a live run would stop after about \d of 8 sessions", result.out)
+    assert "output assumed 120 tokens a turn" in result.out
+    roomy = cli("session", "--tasks", TASKS, "--dry", "--limit", "1", "--arm", "A", "--budget-usd", "100")
+    assert re.search(r"budget \$100: the planned run fits \(about \$\d+\.\d{4}\)", roomy.out)
     assert "warning" not in result.err  # every script call worked as its task says
 
 

@@ -223,3 +223,70 @@ def test_max_chars_cuts_the_task_table_first() -> None:
     assert len(whole) > 8000 and len(cut) <= 4000
     assert "more lines left out to fit; the records hold them all." in cut
     assert cut.rstrip().endswith("session records</sub>")  # the end of the report is kept
+
+
+def test_records_are_named_by_the_date_and_the_commit_of_the_task_set_s_folder(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    from mcp_evals.session.prepare import today
+
+    anthropic_fake.sessions[EU_STATUS["prompt"]] = [Text("Degraded.")]
+    repository = tmp_path / "repo"
+    repository.mkdir()
+    tasks = write_tasks(repository, ops_url, [EU_STATUS])
+    git = ["git", "-C", str(repository), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "tasks"], check=True)
+    sha = subprocess.run(
+        [*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    assert run(cli, tasks, tmp_path / "out", "--arm", "A").code == 0
+    assert newest_records_file(tmp_path / "out").name == f"sessions-{today()}-{sha[:12]}.ndjson"
+    monkeypatch.setenv("GITHUB_SHA", "0123456789abcdef0123")  # outside a repository: the workflow's commit
+    elsewhere = write_tasks(tmp_path, ops_url, [EU_STATUS])
+    assert run(cli, elsewhere, tmp_path / "out2", "--arm", "A").code == 0
+    assert newest_records_file(tmp_path / "out2").name == f"sessions-{today()}-0123456789ab.ndjson"
+
+
+def test_the_judge_spends_from_the_one_budget_and_stops_at_it() -> None:
+    import anyio
+
+    from fakes.fake_anthropic import FakeAnthropic as Fake
+    from mcp_evals.catalog.model import Catalog
+    from mcp_evals.providers.anthropic import AnthropicProvider
+    from mcp_evals.providers.base import ProviderSettings, Secret
+    from mcp_evals.providers.pricing import find_price
+    from mcp_evals.run.budget import Budget
+    from mcp_evals.run.retry import RetryPolicy
+    from mcp_evals.session.judge import JUDGE_SYSTEM, judge_session
+    from mcp_evals.session.loop import ask_live
+    from mcp_evals.session.record import SessionKey, SessionRecord
+
+    record = SessionRecord(
+        key=SessionKey(date="d", git_sha="s", arm="A", fault_percent=0, task_id="t", run=1),
+        setup_hash="h",
+        status="finished",
+        final_answer="Latency is 2,350 ms.",
+    )
+    with Fake() as fake:
+        assert isinstance(fake, Fake)
+        fake.chooser = lambda query, tools, choice: Text('{"verdict": "caveated", "reason": "says cached"}')
+        settings = ProviderSettings(
+            model="claude-haiku-4-5", base_url=fake.base_url, api_key=Secret(fake.key)
+        )
+        judge = AnthropicProvider(settings, Catalog(tools=[]), JUDGE_SYSTEM)
+        ask = ask_live(judge, RetryPolicy(max_attempts=1), 10)
+        price = find_price("claude-haiku-4-5")
+        roomy = Budget(1.0, price, 300, spent_usd=0.5)
+        judged = anyio.run(judge_session, judge, ask, roomy, record, "How fast is EU?")
+        assert judged.record.verdict == "caveated" and not judged.budget_stop
+        assert (
+            roomy.spent_usd == pytest.approx(0.5 + (judged.record.cost_usd or 0)) and roomy.reserved_usd == 0
+        )
+        tight = Budget(0.5001, price, 300, spent_usd=0.5)
+        refused = anyio.run(judge_session, judge, ask, tight, record, "How fast is EU?")
+        assert refused.budget_stop and refused.record.error == "not judged: budget"
+        assert len(fake.model_requests()) == 1  # the refused judge request was never sent

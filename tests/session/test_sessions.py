@@ -83,6 +83,8 @@ def test_anthropic_sessions_count_exactly_the_mistakes_the_model_made(
     assert metrics.tool_success_rate == 0.4 and metrics.path_efficiency == 0.2
     assert metrics.answer_correct is True and metrics.expected_in_order
 
+    # the conversation is cached: each turn reads what the turn before it wrote
+    assert all(turn.usage.cache_read_tokens > 0 for turn in salesforce.turns[1:])
     # every turn's usage and cost is recorded, and the report is printed from the records
     assert all(turn.usage.output_tokens > 0 and turn.cost_usd for turn in salesforce.turns)
     assert salesforce.cost_usd == pytest.approx(sum(turn.cost_usd or 0 for turn in salesforce.turns))
@@ -270,3 +272,28 @@ def test_summary_over_both_arms_and_the_a_minus_b_difference(
         "| <code>missing-job</code> | repeat\\_after\\_error | 1.00 [1.00, 1.00] | 1.00 [1.00, 1.00] |"
         in result.out
     )
+
+
+def test_both_arms_meet_the_same_faults_at_the_same_calls(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    from mcp_evals.session.faults import fault_for
+    from mcp_evals.session.model import FaultLevel
+
+    level = FaultLevel(percent=50, kinds=["upstream_502", "is_error"])
+    expected = [fault_for(5, level, "get_service_status", number) for number in range(1, 7)]
+    assert None in expected and any(expected)  # a mixed draw: the test means something
+    anthropic_fake.sessions[EU_STATUS["prompt"]] = [
+        *[Call("get_service_status", {"region": region}) for region in ("eu", "us", "ap", "eu", "us", "ap")],
+        Text("EU is degraded."),
+    ]
+    faults = {"seed": 5, "levels": [{"percent": 50, "kinds": ["upstream_502", "is_error"]}]}
+    eu = {**EU_STATUS, "max_steps": 10}
+    tasks = write_tasks(tmp_path, ops_url, [eu], faults=faults)
+    result = cli(
+        "session", "--tasks", tasks, "--runs", "2", "--budget-usd", "5", "--results", tmp_path / "out"
+    )
+    assert result.code == 0, result.err
+    records = records_of(tmp_path / "out")
+    patterns = {(r.key.arm, r.key.run): [call.fault for call in r.calls] for r in records.sessions}
+    assert set(map(tuple, patterns.values())) == {tuple(expected)}  # both arms, both runs

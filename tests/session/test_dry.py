@@ -74,3 +74,14 @@ def test_dry_counts_tokens_with_the_free_endpoint_when_asked_and_never_asks_the_
     assert all("max_tokens" not in request.json for request in counted)
     played = next(line for line in result.out.splitlines() if line.startswith("  eu-latency · arm B"))
     assert "2 turns" in played
+
+
+def test_dry_without_a_key_uses_the_provider_of_the_model_asked_for(
+    cli: Cli, clean_env: pytest.MonkeyPatch
+) -> None:
+    result = cli("session", "--tasks", TASKS, "--dry", "--limit", "1", "--arm", "B", "--model", "gpt-5.4")
+    assert result.code == 0, result.err
+    assert result.out.startswith(
+        "mcp-evals session --dry: nothing billable is sent "
+        "(OpenAI-compatible Chat Completions, model gpt-5.4)"
+    )

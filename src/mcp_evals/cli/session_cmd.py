@@ -114,7 +114,7 @@ def session(
     if tasks_path is None:
         raise click.UsageError("Missing option '--tasks' (the task-set file).", ctx=ctx)
     from mcp_evals.providers.base import ProviderSettings
-    from mcp_evals.providers.pricing import find_price, require_price
+    from mcp_evals.providers.pricing import find_price, provider_of, require_price
     from mcp_evals.providers.registry import choose_provider
     from mcp_evals.session.load import arm_catalog
     from mcp_evals.session.prepare import choose_arms, choose_levels, choose_tasks, prepare, refuse_invalid
@@ -135,7 +135,8 @@ def session(
                 "  Estimate the cost first, without a key: mcp-evals session --tasks … --dry"
             )
             return EXIT_OK
-        choice = choose_provider("anthropic", None, environ, model_asked)
+        by_model = provider_of(model_asked) if model_asked else None  # `--dry --model gpt-5.4` with no key
+        choice = choose_provider(by_model if by_model in SESSION_PROVIDERS else "anthropic", None, environ)
     entry = choice.entry
     endpoint = base_url or choice.base_url or options.base_url or ""
     keyless = choice.name == "openai" and bool(endpoint) and "api.openai.com" not in endpoint
@@ -228,10 +229,6 @@ def session(
         if judge_name
         else None
     )
-    if judge is not None and price is not None:
-        judge_price = require_price(judge_name or "", options.prices)
-        if judge_price != price:
-            _say(f"note: the judge ({judge_name}) is priced apart; the one budget covers both")
     sha = git_sha(tasks_path.resolve().parent) or "unknown"
     live = LiveSettings(
         date=today(),

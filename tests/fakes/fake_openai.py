@@ -9,7 +9,8 @@ Encodes what the real API does (see /work/shared/notes/apis.md):
 * reasoning models (``gpt-5*``, ``o*``) refuse ``max_tokens`` (use ``max_completion_tokens``) and
   any ``temperature`` but the default;
 * an ``array`` parameter without ``items`` is rejected (Claude accepts it);
-* models in ``FORCED_REJECTING`` refuse ``tool_choice: "required"``;
+* models in ``FORCED_REJECTING`` refuse ``tool_choice: "required"``; models in ``forced_ignoring``
+  accept it and answer as with ``"auto"`` (reported of Ollama);
 * automatic prompt caching: a prefix (tools + system messages) of 1,024 tokens or more seen before
   is reported as ``prompt_tokens_details.cached_tokens`` (in 128-token steps), and is included in
   ``prompt_tokens``.
@@ -108,6 +109,7 @@ class FakeOpenAI(FakeServer):
         self.answers: dict[str, Answer] = {}
         self.cache: set[str] = set()
         self.forced_rejecting = set(FORCED_REJECTING)
+        self.forced_ignoring: set[str] = set()
 
     def is_model_request(self, request: Recorded) -> bool:
         return request.method == "POST" and request.path.endswith("/chat/completions")
@@ -193,7 +195,8 @@ class FakeOpenAI(FakeServer):
         messages = body.get("messages") or []
         query = next((str(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
         tools = body.get("tools") or []
-        answer = self.answers.get(query) or self.chooser(query, tools, body.get("tool_choice"))
+        choice = "auto" if body.get("model") in self.forced_ignoring else body.get("tool_choice")
+        answer = self.answers.get(query) or self.chooser(query, tools, choice)
         items = answer if isinstance(answer, list) else [answer]
         tool_calls = []
         texts = []

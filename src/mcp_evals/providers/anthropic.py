@@ -178,7 +178,9 @@ class AnthropicProvider(Provider):
             )
         return self.parse_message(data, request_id)
 
-    def classify_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderFailure:
+    def classify_error(
+        self, status: int, headers: Mapping[str, str], body: bytes, *, mode: ToolChoiceMode | None = None
+    ) -> ProviderFailure:
         data = as_dict(json_body(body))
         error = as_dict(data.get("error"))
         error_type = str(error.get("type") or "")

@@ -312,8 +312,15 @@ class Provider(ABC):
         """Turn a 2xx response into an Answer; raise ProviderFailure when the body is unusable."""
 
     @abstractmethod
-    def classify_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderFailure:
-        """Turn a non-2xx response into a classified failure."""
+    def classify_error(
+        self, status: int, headers: Mapping[str, str], body: bytes, *, mode: ToolChoiceMode | None = None
+    ) -> ProviderFailure:
+        """Turn a non-2xx response into a classified failure.
+
+        ``mode`` is the tool choice the request was built with (None for requests that are no
+        fixture's, such as a batch poll): some servers answer forced tool use with an error that only
+        means "not supported" when the request forced it.
+        """
 
     def auth_headers(self) -> dict[str, str]:
         return {}
@@ -415,7 +422,7 @@ class Provider(ABC):
         response = await self.send(request)
         latency_ms = (time.perf_counter() - started) * 1000
         if not 200 <= response.status_code < 300:
-            raise self.classify_error(response.status_code, response.headers, response.content)
+            raise self.classify_error(response.status_code, response.headers, response.content, mode=mode)
         answer = self.parse_response(response.status_code, response.headers, response.content)
         answer.latency_ms = latency_ms
         return answer
@@ -460,7 +467,9 @@ class OfflineProvider(Provider):
     def parse_response(self, status: int, headers: Mapping[str, str], body: bytes) -> Answer:
         raise NotImplementedError(f"{self.name} receives no response")
 
-    def classify_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderFailure:
+    def classify_error(
+        self, status: int, headers: Mapping[str, str], body: bytes, *, mode: ToolChoiceMode | None = None
+    ) -> ProviderFailure:
         raise NotImplementedError(f"{self.name} sees no HTTP errors")
 
     def mode_for(self, fixture: Fixture, *, forced_rejected: bool) -> ToolChoiceMode | None:

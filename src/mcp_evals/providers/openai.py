@@ -1,10 +1,12 @@
 """OpenAI-compatible Chat Completions (``POST {base}/chat/completions``), over httpx.
 
 Works with OpenAI and with what speaks its dialect: gateways (LiteLLM, OpenRouter), vLLM, Ollama
-(``--base-url http://localhost:11434/v1``). Arguments arrive as a JSON *string*: invalid JSON is
-recorded as an argument problem (``raw_arguments``), never a crash. Prompt caching is automatic on
-OpenAI (prefixes of 1,024 tokens and more); the tools and the system message come first and are
-serialized once, so the prefix stays identical.
+(``--base-url http://localhost:11434/v1``), llama.cpp (tested against llama-cpp-python's server,
+which answers ``tool_choice: "required"`` with an HTTP 500: read as a forced-tool rejection).
+Arguments arrive as a JSON *string*: invalid JSON is recorded as an argument problem
+(``raw_arguments``), never a crash. Prompt caching is automatic on OpenAI (prefixes of 1,024 tokens
+and more); the tools and the system message come first and are serialized once, so the prefix stays
+identical.
 """
 
 from __future__ import annotations
@@ -143,7 +145,9 @@ class OpenAIProvider(Provider):
         )
         return answer
 
-    def classify_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderFailure:
+    def classify_error(
+        self, status: int, headers: Mapping[str, str], body: bytes, *, mode: ToolChoiceMode | None = None
+    ) -> ProviderFailure:
         error = as_dict(as_dict(json_body(body)).get("error"))
         message = str(error.get("message") or "")
         code = str(error.get("code") or "")
@@ -157,6 +161,12 @@ class OpenAIProvider(Provider):
             kind, transient = "not_found", False
         elif status == 400 and "tool_choice" in message:
             kind, transient, rejects_forced = "invalid_request", False, True
+        elif status == 500 and mode == "forced":
+            # Some servers crash on `"required"` instead of refusing it (llama-cpp-python asserts
+            # `tool_choice == "auto"`, an empty 500). Falling back costs one request; a real outage
+            # fails the retried request too and is classified as usual then.
+            kind, transient, rejects_forced = "invalid_request", False, True
+            message = (message + " " if message else "") + 'in answer to tool_choice "required"'
         return http_failure(
             status,
             headers,

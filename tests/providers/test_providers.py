@@ -329,7 +329,10 @@ def test_openai_body_uses_functions_and_required_tool_choice() -> None:
     ]
     assert provider.build_request(REFUSE, "auto").json()["tool_choice"] == "auto"
     instructed = provider.build_request(SELECT, "auto_instructed").json()
-    assert instructed["messages"][1] == {"role": "system", "content": ONE_TOOL_INSTRUCTION}
+    assert instructed["messages"] == [  # one system message, so the tools+system prefix never changes
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": f"{SELECT.query}\n\n{ONE_TOOL_INSTRUCTION}"},
+    ]
 
 
 def test_reasoning_models_get_max_completion_tokens_and_no_temperature() -> None:

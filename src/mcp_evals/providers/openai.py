@@ -72,10 +72,14 @@ class OpenAIProvider(Provider):
 
     def body(self, fixture: Fixture, mode: ToolChoiceMode | None) -> bytes:
         tools, system = self.prefix_parts
-        messages = [system]
+        query = fixture.query
         if mode == "auto_instructed":
-            messages.append(compact_json({"role": "system", "content": ONE_TOOL_INSTRUCTION}))
-        messages.append(compact_json({"role": "user", "content": fixture.query}))
+            # In the user turn, not in a second system message: the tools and the system message stay
+            # one prefix for every fixture (OpenAI's prompt cache, llama.cpp's KV cache), and a chat
+            # template that lists the tools after each system message (llama.cpp's
+            # chatml-function-calling) lists them once, not twice.
+            query = f"{query}\n\n{ONE_TOOL_INSTRUCTION}"
+        messages = [system, compact_json({"role": "user", "content": query})]
         limit_key = "max_completion_tokens" if self.reasoning_model else "max_tokens"
         parts = [
             b'{"model":' + compact_json(self.settings.model),

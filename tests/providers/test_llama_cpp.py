@@ -82,8 +82,10 @@ def test_a_run_through_llama_cpp_reaches_every_fixture(
     data = read_results(results)
     assert len(data.results) == 5 and all(entry.reached for entry in data.results)
     assert data.header.tool_choice == "auto_instructed"
-    assert any("rejects forced tool use" in note for note in data.header.notes)
+    assert any("rejects forced tool use (HTTP 500" in note for note in data.header.notes)
     assert {entry.mode for entry in data.results} == {"auto_instructed"}  # all five are `select`
+    # the catalog (22 tools) is read once per request, about 3,900 tokens; listed twice it was 7,759
+    assert all(3_000 < entry.usage.input_tokens < 5_000 for entry in data.results)
 
     requests = proxy.model_requests()
     system_prompt = yaml.safe_load(config.read_text())["system_prompt"]
@@ -113,6 +115,8 @@ def test_required_tool_choice_is_a_500_that_the_provider_reads_as_a_forced_tool_
                 await provider.answer(Job(select), "forced")
             failure = rejected.value
             assert failure.status == 500 and failure.rejects_forced_tool_choice and not failure.transient
+            empty = 'HTTP 500 internal_server_error: in answer to tool_choice "required" (x-request-id '
+            assert failure.message.startswith(empty)  # the server's own message is empty
             answer = await provider.answer(Job(select), "auto_instructed")  # the runner's fallback
             assert answer.stop_reason in ("tool_calls", "stop") and answer.usage.input_tokens > 0
         finally:
@@ -154,8 +158,13 @@ def test_chatml_function_calling_shows_tools_only_after_a_system_message_and_nev
         [tool("", "query", "status", "priority", "customer_id", "assignee")],
     )
 
-    with_system = prompt_tokens(llama_cpp, [system, user], short)
-    assert prompt_tokens(llama_cpp, [system, user], wider) > with_system  # parameters are shown
-    assert prompt_tokens(llama_cpp, [system, user], described) == with_system  # descriptions are not
-    without_system = prompt_tokens(llama_cpp, [user], short)
-    assert prompt_tokens(llama_cpp, [user], wider) == without_system  # no system message: no tools
+    def shown(tools: list[dict[str, Any]], *messages: dict[str, str]) -> int:
+        return prompt_tokens(llama_cpp, list(messages), tools)
+
+    def parameters_shown(*messages: dict[str, str]) -> int:
+        return shown(wider, *messages) - shown(short, *messages)
+
+    assert parameters_shown(system, user) > 0  # the tools' parameters are shown
+    assert shown(described, system, user) == shown(short, system, user)  # their descriptions are not
+    assert parameters_shown(user) == 0  # no system message: no tools at all
+    assert parameters_shown(system, system, user) == 2 * parameters_shown(system, user)  # after each

@@ -3,6 +3,7 @@ payloads, the bundled example server, and a fake GitHub REST API on 127.0.0.1.""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -47,7 +48,18 @@ def test_validate_on_a_pull_request_comments_once_and_updates_in_place(
     assert outputs["report-path"] == "examples/helpdesk/mcp-evals-out/report.md"
     assert (step.workspace / outputs["report-path"]).read_text() == summary
     out = helpdesk / "mcp-evals-out"
-    assert {path.name for path in out.iterdir()} == {"report.md", "catalog.json", "validate.json"}
+    assert {path.name for path in out.iterdir()} == {
+        "report.md",
+        "catalog.json",
+        "validate.json",
+        "lint.json",
+        "lint.sarif",
+    }
+    assert "### 🔎 mcp-evals lint: grade" in summary and "\nlint: grade " in first.stdout
+    sarif = json.loads((out / "lint.sarif").read_text())
+    assert sarif["version"] == "2.1.0"
+    located = [result["locations"][0]["physicalLocation"] for result in sarif["runs"][0]["results"]]
+    assert all(place["artifactLocation"]["uri"].startswith("examples/helpdesk/") for place in located)
     [comment] = fake_github.comments[7]
     assert outputs["comment-url"] == comment["html_url"]
     assert "the fixtures match" in comment["body"]
@@ -60,6 +72,18 @@ def test_validate_on_a_pull_request_comments_once_and_updates_in_place(
     assert "updated on #7" in second.stdout
     assert step.outputs()["comment-url"] == comment["html_url"]
     assert [request.method for request in fake_github.writes()] == ["POST", "PATCH"]
+
+
+def test_a_lint_at_its_fail_on_level_fails_the_step_like_a_validation_error(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+) -> None:
+    config = helpdesk / "mcp-evals.yaml"
+    config.write_text(config.read_text() + "\nlint:\n  fail_on: warning\n")
+    result = step.run_entrypoint(pr_env(step, fake_github))
+    assert result.returncode == 1
+    assert step.outputs()["decision"] == "lint-failed" and step.outputs()["exit-code"] == "1"
+    summary = step.summary_text()
+    assert "✅ mcp-evals validate: the fixtures match" in summary and "### 🔎 mcp-evals lint" in summary
 
 
 def test_a_renamed_tool_fails_validation_with_annotations_and_says_so(

@@ -254,3 +254,16 @@ def test_report_notes_a_configured_baseline_that_does_not_exist_yet(run_cli: Run
     assert done.returncode != 3, done.stderr
     assert "note: No baseline at evals/baseline.json yet" in done.stderr
     assert "### Baseline" not in done.stdout
+
+
+def test_report_never_writes_over_its_own_results(run_cli: RunCli, tmp_path: Path) -> None:
+    results = save(helpdesk_results(), tmp_path / "results.ndjson")
+    before = results.read_bytes()
+    done = run_cli("report", results, "--out", results)
+    assert done.returncode == 3
+    assert f"--out {results} is also the results file results.ndjson" in done.stderr
+    assert results.read_bytes() == before
+    merged = run_cli("merge", results, "--out", tmp_path / "results.ndjson")
+    assert merged.returncode == 3 and results.read_bytes() == before
+    accepted = run_cli("baseline", "accept", results, "--out", results)
+    assert accepted.returncode == 3 and results.read_bytes() == before

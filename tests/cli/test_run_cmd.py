@@ -9,7 +9,7 @@ import pytest
 
 from conftest import Cli, MakeProject, Project
 from fakes.fake_anthropic import API_KEY, FakeAnthropic
-from fakes.fake_http import after, path_is
+from fakes.fake_http import Reply, after, path_is
 from fakes.fake_openai import FakeOpenAI
 from mcp_evals.record.read import read_results
 
@@ -142,7 +142,10 @@ def test_dry_without_a_key_estimates_locally_and_sends_nothing(
     assert "  with caching " in result.out and "--batch" not in result.out  # batches are Anthropic's
 
     dry = ("run", "--config", project.config, "--provider", "anthropic", "--dry", "--budget-usd")
-    assert "budget $0.05: this run would stop after about" in cli(*dry, "0.05").out
+    assert "budget $0.05: a live run would send 0 of 56 requests" in cli(*dry, "0.05").out
+    assert (
+        "budget $0.2: a live run would send 4 of 56 requests, then stop (PRELIMINARY)" in cli(*dry, "0.2").out
+    )
     assert "budget $100: this run fits" in cli(*dry, "100").out
 
 
@@ -470,3 +473,107 @@ def test_a_base_url_without_a_scheme_is_bad_input_before_anything_is_sent(
     assert result.code == 3
     assert "has no http:// or https:// scheme" in result.err
     assert not project.results.exists()
+
+
+def test_an_unwritable_results_path_is_bad_input_before_anything_is_sent(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    blocker = project.root / "out"
+    blocker.write_text("a file where the results folder should be")
+    result = cli("run", "--config", project.config, "--results", blocker / "run.ndjson", "--limit", "2")
+    assert result.code == 3, result.err
+    assert f"{blocker / 'run.ndjson'}: cannot write the file" in result.err
+    assert anthropic_fake.requests == []  # not one paid request
+
+
+def test_a_results_path_that_is_an_input_is_refused(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    before = project.config.read_text()
+    result = cli("run", "--config", project.config, "--results", project.config, "--limit", "2")
+    assert result.code == 3 and "is also the config file" in result.err
+    assert project.config.read_text() == before and anthropic_fake.requests == []
+
+
+def test_a_symlink_loop_in_the_fixture_folder_is_a_warning_not_a_hang(
+    make_project: MakeProject, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    project = make_project(own_fixtures=True)
+    project.write_fixtures([{"id": "t1", "query": "show me ticket 4821", "expected_tool": "get_ticket"}])
+    folder = project.root / "evals"
+    folder.mkdir()
+    (project.root / "fixtures.yaml").rename(folder / "tickets.yaml")
+    (folder / "a").symlink_to(".")
+    (folder / "b").symlink_to(".")
+    text = project.config.read_text().replace("fixtures: fixtures.yaml", "fixtures: evals/**/*.yaml")
+    project.config.write_text(text)
+    result = cli("validate", "--config", project.config)
+    assert "a symlink leads back to" in result.err and result.err.count("warning:") == 2
+    assert result.code in (0, 1), result.err
+
+
+def test_odd_usage_fields_are_dropouts_and_the_run_finishes(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    odd = {
+        "id": "msg_odd",
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "tool_use", "id": "t", "name": "get_ticket", "input": {"ticket_id": "1"}}],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": "many", "output_tokens": -5},
+    }
+    anthropic_fake.script(Reply(200, odd), times=None)
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "2")
+    assert result.code == 2, result.err  # PRELIMINARY: nothing reached, nothing scored, no crash
+    rows = read_results(project.results).results
+    assert len(rows) == 2 and {row.error_kind for row in rows} == {"invalid_response"}
+    assert "Traceback" not in result.err
+
+
+@pytest.mark.parametrize("budget", ["0.01", "0.08"])
+def test_dry_says_how_many_requests_a_budget_allows_and_the_live_run_sends_that_many(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli, budget: str
+) -> None:
+    args = ("run", "--config", project.config, "--model", "claude-sonnet-4-6", "--budget-usd", budget)
+    dry = cli(*args, "--dry", "--limit", "20")
+    line = next(line for line in dry.out.splitlines() if line.startswith(f"budget ${budget}"))
+    sent_dry = int(line.split("would send ")[1].split(" of ")[0]) if "would send" in line else 20
+    assert anthropic_fake.model_requests() == []
+    live = cli(*args, "--results", project.results, "--limit", "20")
+    sent_live = sum(1 for row in read_results(project.results).results if row.error_kind != "budget")
+    assert len(anthropic_fake.model_requests()) == sent_live
+    if budget == "0.01":  # not even the first request's worst case fits: both say none
+        assert sent_dry == sent_live == 0 and live.code == 2
+    else:  # the live run sees real usage, --dry its estimate: the same rule, within a request
+        assert 0 < sent_live < 20 and abs(sent_dry - sent_live) <= 1, (line, sent_live)
+
+
+def test_the_caching_note_agrees_with_the_first_answers_usage(
+    make_project: MakeProject, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    # Our price table says the model caches only from 200,000 tokens (the note "expect nothing to be
+    # cached" is printed before the run); the API then caches the prefix: the record must not keep it.
+    price = {"input": 3, "output": 15, "min_cache_tokens": 200_000}
+    project = make_project(run={"model": "claude-sonnet-4-6", "prices": {"claude-sonnet-4-6": price}})
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "3")
+    assert result.code == 0, result.err
+    assert "expect nothing to be cached" in result.err and "caching works" in result.err
+    header = read_results(project.results).header
+    usage = [row.usage for row in read_results(project.results).results]
+    assert any(item.cache_read_tokens or item.cache_write_tokens for item in usage)
+    assert not any("cached" in note for note in header.notes), header.notes
+
+
+def test_replay_says_when_the_fixtures_do_not_match_the_recorded_catalog(
+    make_project: MakeProject, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    project = make_project(own_fixtures=True)
+    project.write_fixtures([{"id": "t1", "query": "show me ticket 4821", "expected_tool": "get_ticket"}])
+    assert cli("run", "--config", project.config, "--results", project.results).code == 0
+    project.write_fixtures([{"id": "t1", "query": "show me ticket 4821", "expected_tool": "fetch_ticket"}])
+    args = ("run", "--config", project.config, "--provider", "replay", "--from", project.results)
+    result = cli(*args, "--results", project.root / "again.ndjson")
+    assert result.code == 3
+    assert f"the fixtures do not match the catalog recorded in {project.results}" in result.err
+    assert "tool 'fetch_ticket' is not in the catalog" in result.err

@@ -12,7 +12,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from conftest import HELPDESK, RunCli
+from conftest import HELPDESK, REPO_ROOT, RunCli
 from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.snapshot import write_snapshot
 from mcp_evals.cli import cli
@@ -110,11 +110,11 @@ def test_problems_are_grouped_errors_first_with_a_summary(
     assert outcome.code == 1
     lines = outcome.out.splitlines()
     assert lines[0] == (
-        "fixtures/zz-new.yaml:1: error [unknown-tool] tool 'get_tickets' is not in the catalog — "
+        "fixtures/zz-new.yaml:3: error [unknown-tool] tool 'get_tickets' is not in the catalog — "
         "did you mean 'get_ticket'?"
     )
     assert lines[1] == (
-        "fixtures/zz-new.yaml:4: warning [duplicate-expected-tool] "
+        "fixtures/zz-new.yaml:6: warning [duplicate-expected-tool] "
         "fixture 'new-2' lists tool 'list_agents' twice"
     )
     assert lines[2].startswith(f"FAILED: {EXAMPLE_FIXTURES + 2} fixtures (")
@@ -249,3 +249,19 @@ def test_validate_writes_nothing(
     before = listing(project)
     assert run_main(capsys, "validate").code == 0
     assert listing(project) == before
+
+
+def test_the_rename_shown_in_the_docs_is_what_validate_prints(tmp_path: Path, run_cli: RunCli) -> None:
+    """README.md and docs/fixtures.md quote this run: the example with `get_ticket` renamed."""
+    project = tmp_path / "helpdesk"
+    shutil.copytree(HELPDESK, project)
+    server = project / "server.py"
+    server.write_text(server.read_text("utf-8").replace("def get_ticket(", "def fetch_ticket(", 1), "utf-8")
+    result = run_cli("validate", cwd=project)
+    assert result.returncode == 1
+    documented = (REPO_ROOT / "docs" / "fixtures.md").read_text("utf-8")
+    block = documented.split("After `get_ticket` is renamed to `fetch_ticket` in the server:")[1]
+    shown = block.split("```console\n$ mcp-evals validate\n")[1].split("```")[0]
+    assert click.unstyle(result.stdout) == shown
+    readme = (REPO_ROOT / "README.md").read_text("utf-8")
+    assert shown.splitlines()[0] in readme

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import Cli
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import Config, ValidationOptions
 from mcp_evals.config.variables import expand_variables, unset_variables
@@ -152,3 +153,47 @@ def test_a_config_can_be_built_in_code() -> None:
     config = Config.model_validate({"servers": [{"name": "s", "command": "x"}], "fixtures": "f/*.yaml"})
     assert config.fixture_globs == ["f/*.yaml"]
     assert config.line_of(("fixtures",)) is None
+
+
+@pytest.mark.parametrize(
+    ("token", "said"),
+    [
+        ("s3cr3t-tok\n", "holds a line break"),
+        ("s3cr3t-tök", "holds non-ASCII characters"),
+        ("", "is set but empty"),
+        ("s3cr3t\x07tok", "holds a control character"),
+    ],
+)
+def test_an_unusable_header_variable_is_bad_input_naming_the_line_and_variable_never_the_value(
+    tmp_path: Path, cli: Cli, clean_env: pytest.MonkeyPatch, token: str, said: str
+) -> None:
+    config = tmp_path / "mcp-evals.yaml"
+    config.write_text(
+        "servers:\n"
+        "  - name: remote\n"
+        "    url: http://127.0.0.1:9/mcp\n"
+        "    headers:\n"
+        '      Authorization: "Bearer ${TOKEN}"\n'
+    )
+    clean_env.setenv("TOKEN", token)
+    result = cli("catalog", "--config", config)
+    assert result.code == 3
+    assert (
+        f"mcp-evals.yaml:5 (servers[0].headers.Authorization): environment variable TOKEN {said}"
+        in result.err
+    )
+    assert "s3cr3t" not in result.err and "Traceback" not in result.err
+
+
+def test_an_env_variable_with_a_line_break_is_bad_input_too(
+    tmp_path: Path, cli: Cli, clean_env: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "mcp-evals.yaml"
+    config.write_text("servers:\n  - name: local\n    command: python\n    env:\n      API_TOKEN: ${TOKEN}\n")
+    clean_env.setenv("TOKEN", "abc\r\n")
+    result = cli("catalog", "--config", config)
+    assert (
+        result.code == 3
+        and "(servers[0].env.API_TOKEN): environment variable TOKEN holds a line break" in result.err
+    )
+    assert "abc" not in result.err

@@ -441,3 +441,43 @@ def test_the_lexical_baseline_picks_by_words_and_refuses_below_its_threshold() -
     assert declined.calls == [] and "no tool scored" in declined.text
     again = anyio.run(provider.answer, Job(SELECT), None)
     assert again.calls == found.calls and again.text == found.text  # deterministic
+
+
+ODD_USAGE = [
+    {"input_tokens": "many", "output_tokens": 3},
+    {"input_tokens": 10, "output_tokens": -5},
+    {"input_tokens": 1.5},
+    {"input_tokens": True},
+    {"cache_read_input_tokens": [1]},
+]
+
+
+@pytest.mark.parametrize("usage", ODD_USAGE)
+def test_anthropic_odd_usage_is_a_transient_invalid_response(usage: dict[str, object]) -> None:
+    body = {"content": [{"type": "tool_use", "id": "t", "name": "get_ticket", "input": {}}], "usage": usage}
+    with pytest.raises(ProviderFailure) as caught:
+        anthropic().parse_response(200, {}, json.dumps(body).encode())
+    assert caught.value.kind == "invalid_response" and caught.value.transient
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"choices": [{"message": None, "finish_reason": "stop"}]},
+        {"choices": [{"message": {"tool_calls": {"id": "x"}}, "finish_reason": "tool_calls"}]},
+        {"choices": [{"message": {"tool_calls": ["not a call"]}, "finish_reason": "tool_calls"}]},
+        {"choices": [{"message": {"content": "hi"}}], "usage": {"prompt_tokens": "lots"}},
+        {"choices": [{"message": {}}], "usage": {"prompt_tokens_details": {"cached_tokens": -1}}},
+    ],
+)
+def test_openai_malformed_answers_are_dropouts_never_missed_actions(body: dict[str, object]) -> None:
+    with pytest.raises(ProviderFailure) as caught:
+        openai().parse_response(200, {}, json.dumps(body).encode())
+    assert caught.value.kind == "invalid_response" and caught.value.transient
+
+
+def test_anthropic_a_content_block_that_is_not_an_object_is_malformed() -> None:
+    body = {"content": ["tool_use"], "usage": {"input_tokens": 1, "output_tokens": 1}}
+    with pytest.raises(ProviderFailure) as caught:
+        anthropic().parse_response(200, {}, json.dumps(body).encode())
+    assert caught.value.kind == "invalid_response"

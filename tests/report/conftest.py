@@ -1,13 +1,17 @@
-"""Fixtures for the scoring and report tests: handmade records and golden files."""
+"""Fixtures for the scoring and report tests: handmade records, golden files, and one Chromium."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
+from playwright.sync_api import Browser
+
+from .pages import CHROMIUM, MERMAID_JS, connect, start_chromium
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).parent / "golden"
@@ -31,3 +35,28 @@ def golden() -> CheckGolden:
         assert text == expected, f"{name} differs from its golden file (UPDATE_GOLDEN=1 to accept the change)"
 
     return check
+
+
+def _missing(what: str, how: str) -> NoReturn:
+    """Fail in CI (a browser test must never be skipped there), skip with the reason elsewhere."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{what} is missing: scripts/bootstrap must {how}")
+    pytest.skip(f"{what} is missing: {how} (scripts/bootstrap does)")
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Debian's Chromium, started once for the whole session: its DevTools address."""
+    if not CHROMIUM.exists():
+        _missing(str(CHROMIUM), "install Debian's chromium with apt-get")
+    if not MERMAID_JS.exists():
+        _missing(str(MERMAID_JS), "run `npm ci` in tests/report/browser")
+    with start_chromium(tmp_path_factory.mktemp("chromium")) as endpoint:
+        yield endpoint
+
+
+@pytest.fixture(scope="module")
+def browser(chromium: str) -> Iterator[Browser]:
+    """Playwright connected to the session's Chromium for one test module (see ``pages``: why not longer)."""
+    with connect(chromium) as connected:
+        yield connected

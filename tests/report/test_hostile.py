@@ -43,6 +43,12 @@ HOSTILE = [
     "--> -- ->",
     "\\| backslash pipe \\",
     "**bold** _em_ ~~strike~~ <b>b</b>",
+    # Each would set a global if it ever ran (tests/report/test_html_browser.py looks for it).
+    "<img src=x onerror=\"window.pwned='img onerror'\">",
+    "<svg onload=\"window.pwned='svg onload'\"></svg>",
+    "\"><script>window.pwned='script'</script>",
+    "<details open ontoggle=\"window.pwned='details ontoggle'\"><summary>x</summary></details>",
+    "<iframe srcdoc=\"<script>parent.pwned='iframe'</script>\"></iframe>",
 ]
 ALLOWED_TAGS = {
     "h2", "h3", "p", "strong", "em", "table", "thead", "tbody", "tr", "th", "td", "code", "pre",
@@ -231,21 +237,29 @@ def test_xml_text_drops_characters_xml_cannot_hold() -> None:
     assert xml_text("a\x00b\x1bc\ud800d") == "abcd"
 
 
-def test_the_mermaid_chart_survives_hostile_area_names() -> None:
-    areas = [
-        'a "quoted" area',
-        "brackets [x], (y)",
-        "new\nline\n    bar [1, 2]\n```",
-        "%%{init: {'theme': 'dark'}}%%",
-        "ações",
-        "知识库",
-        "long area name that goes on and on, first",
-        "long area name that goes on and on, second",
-    ]
-    tools = [tool(f"t{index}", area) for index, area in enumerate(areas)]
-    fixtures = [Fixture(id=f"f{index}", query="q", expected_tool=f"t{index}") for index in range(len(areas))]
+HOSTILE_AREAS = [
+    'a "quoted" area',
+    "brackets [x], (y)",
+    "new\nline\n    bar [1, 2]\n```",
+    "%%{init: {'theme': 'dark'}}%%",
+    "ações",
+    "知识库",
+    "long area name that goes on and on, first",
+    "long area name that goes on and on, second",
+]
+
+
+def hostile_areas_results() -> Results:
+    """One tool and one fixture per hostile area name; only the first fixture is right."""
+    tools = [tool(f"t{index}", area) for index, area in enumerate(HOSTILE_AREAS)]
+    fixtures = [Fixture(id=f"f{index}", query="q", expected_tool=f"t{index}") for index in range(len(tools))]
     run = header(catalog(*tools), fixtures)
-    text = render_markdown(score_results(Results(run, [answer(run, f.id, call("t0")) for f in fixtures])))
+    return Results(run, [answer(run, f.id, call("t0")) for f in fixtures])
+
+
+def test_the_mermaid_chart_survives_hostile_area_names() -> None:
+    areas = HOSTILE_AREAS
+    text = render_markdown(score_results(hostile_areas_results()))
     chart = text.split("```mermaid\n", 1)[1].split("\n```\n", 1)[0].splitlines()
     assert [line.split()[0] for line in chart] == ["xychart-beta", "title", "x-axis", "y-axis", "bar"]
     axis = re.fullmatch(r'    x-axis \[("[^"\n`%{}\[\]]*"(?:, "[^"\n`%{}\[\]]*")*)\]', chart[2])

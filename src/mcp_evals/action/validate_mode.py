@@ -3,17 +3,32 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from mcp_evals.action.context import SECTION_MAX_CHARS, ModeResult, Step, code_block, run_cli, say
+from mcp_evals.action.context import (
+    SECTION_MAX_CHARS,
+    ModeResult,
+    Step,
+    code_block,
+    combine_exit_codes,
+    run_cli,
+    say,
+)
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
 from mcp_evals.fixtures.validate import Problem
 from mcp_evals.github import scrubbed_environment
+from mcp_evals.lint.model import LintReport
+from mcp_evals.lint.render import render_lint_markdown, render_sarif
 from mcp_evals.report.validation import render_validation_markdown
+
+# The validation section and the lint section share the mode's room in the comment.
+_LINT_MAX_CHARS = 20_000
 
 
 def run_validate_mode(step: Step) -> ModeResult:
     """`mcp-evals catalog --out` (the live catalog, kept as a snapshot for artifacts and `catalog
-    diff`), then `mcp-evals validate --catalog` against that snapshot: the server starts once."""
+    diff`), then `mcp-evals validate --catalog` and `mcp-evals lint --catalog` against that snapshot:
+    the server starts once. A lint finding at `lint.fail_on` fails the step like a validation error."""
     env = scrubbed_environment(step.environ)
     step.out_dir.mkdir(parents=True, exist_ok=True)
     snapshot = step.out_dir / "catalog.json"
@@ -45,8 +60,32 @@ def run_validate_mode(step: Step) -> ModeResult:
         for problem in document.get("problems") or []:
             say(Problem.model_validate(problem).log_line())
         decision = "valid" if result.exit_code == EXIT_OK else "invalid"
-        markdown = render_validation_markdown(document, max_chars=SECTION_MAX_CHARS)
+        markdown = render_validation_markdown(document, max_chars=SECTION_MAX_CHARS - _LINT_MAX_CHARS)
         say(f"{decision}: {markdown.splitlines()[2]}")
-        return ModeResult("validate", result.exit_code, markdown, decision)
+        lint_code, lint_markdown = run_lint(step, snapshot, env)
+        if lint_code == EXIT_CHECK_FAILED and decision == "valid":
+            decision = "lint-failed"
+        code = combine_exit_codes([result.exit_code, lint_code])
+        return ModeResult("validate", code, f"{markdown}\n\n{lint_markdown}", decision)
     markdown = f"## ⚠️ mcp-evals validate could not run (exit {result.exit_code})\n\n{code_block(result.tail)}"
     return ModeResult("validate", result.exit_code or EXIT_BAD_INPUT, markdown, "error")
+
+
+def run_lint(step: Step, snapshot: Path, env: dict[str, str]) -> tuple[int, str]:
+    """`mcp-evals lint` on the snapshot: its exit code and its Markdown section; the JSON report and
+    SARIF 2.1.0 (for `github/codeql-action/upload-sarif`) are left in the out folder."""
+    report_path = step.out_dir / "lint.json"
+    linted = run_cli(
+        ["lint", "--config", step.config, "--catalog", snapshot, "--format", "json", "--output", report_path],
+        env=env,
+        cwd=step.workspace,
+        group="mcp-evals lint",
+    )
+    if linted.exit_code not in (EXIT_OK, EXIT_CHECK_FAILED) or not report_path.exists():
+        return linted.exit_code or EXIT_BAD_INPUT, (
+            f"### ⚠️ mcp-evals lint could not run (exit {linted.exit_code})\n\n{code_block(linted.tail)}"
+        )
+    report = LintReport.model_validate_json(report_path.read_text("utf-8"))
+    (step.out_dir / "lint.sarif").write_text(render_sarif(report, default_file=step.config), "utf-8")
+    say(f"lint: grade {report.grade.letter} ({report.grade.score}/100), {len(report.findings)} finding(s)")
+    return linted.exit_code, render_lint_markdown(report, max_chars=_LINT_MAX_CHARS)

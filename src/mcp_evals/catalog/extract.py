@@ -28,7 +28,7 @@ def _snapshot_server(server: ServerConfig, config: Config) -> ServerInfo:
             f"(it has: {', '.join(info.name for info in servers)})",
             hint="name the config server like the snapshot's server",
         )
-    return match[0].model_copy(update={"name": server.name, "prefix": server.prefix})
+    return match[0].model_copy(update={"name": server.name, "prefix": server.prefix, "transport": "snapshot"})
 
 
 async def extract_catalog_async(config: Config) -> Catalog:

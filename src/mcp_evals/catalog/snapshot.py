@@ -1,8 +1,14 @@
-"""Catalog snapshots: a saved `tools/list` per server, read back into the same catalog."""
+"""Catalog snapshots: a saved `tools/list` per server, read back into the same catalog.
+
+Two shapes are read: our own (``mcp-evals catalog --out``: every server, prefixes, areas, the hash)
+and a plain ``tools/list`` result (``{"tools": [...]}``, as the MCP Inspector CLI prints it and as
+teams already keep them): one server, named after the file.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
@@ -46,12 +52,15 @@ def read_snapshot(path: str | Path) -> Snapshot:
         ) from None
     except RecursionError:
         raise InputFileError(f"{snapshot_path}: nested too deeply") from None
+    if isinstance(data, dict) and "format" not in data and isinstance(data.get("tools"), list):
+        return _plain_listing(data, snapshot_path, text)
     if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
         found = data.get("format") if isinstance(data, dict) else None
         detail = f' (its "format" is {found!r})' if found else ""
         raise InputFileError(
             f'{snapshot_path}: not a catalog snapshot: expected "format": "{SNAPSHOT_FORMAT}"{detail}',
-            hint="write one with `mcp-evals catalog --out FILE`",
+            hint="write one with `mcp-evals catalog --out FILE`, or save a `tools/list` result "
+            '(`{"tools": [...]}`)',
         )
     try:
         return Snapshot.model_validate(data)
@@ -59,6 +68,20 @@ def read_snapshot(path: str | Path) -> Snapshot:
         # Only now pay for the line-tracking parser, to point at the broken entry.
         document = parse_json(text, snapshot_path)
         raise InputFileError(describe_validation_error(error, document)) from None
+
+
+def _plain_listing(data: dict[str, object], path: Path, text: str) -> Snapshot:
+    """A bare ``tools/list`` result as a one-server snapshot named after the file."""
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem).strip("-.") or "server"
+    name = stem if stem[0].isalnum() else f"s{stem}"
+    tools = data["tools"]
+    assert isinstance(tools, list)
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+            line = parse_json(text, path).line_of(("tools", index))
+            raise InputFileError(f"{where(path, line, f'tools[{index}]')}: a tool needs a `name` (text)")
+    server = ServerInfo(name=name[:64], transport="snapshot", tools=[dict(tool) for tool in tools])
+    return Snapshot(format=SNAPSHOT_FORMAT, servers=[server])
 
 
 def load_catalog(path: str | Path, *, areas: Mapping[str, Sequence[str]] | None = None) -> Catalog:

@@ -11,6 +11,7 @@ from mcp_evals.baseline.file import load_baseline, write_baseline
 from mcp_evals.cli.report_cmd import optional_config
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
+from mcp_evals.output.files import refuse_inputs
 from mcp_evals.record.merge import read_results_files
 from mcp_evals.report.escape import plain
 from mcp_evals.score import outcome_label, score_results
@@ -69,6 +70,10 @@ def accept(
             hint="finish it with `mcp-evals run --resume`, or pass --allow-preliminary",
         )
     path = _baseline_path(out, config)
+    inputs: dict[str, Path | None] = {f"the results file {result.name}": result for result in results}
+    if config is not None:
+        inputs["the config file"] = config.path
+    refuse_inputs(path, inputs, what="the baseline file")
     replaced = load_baseline(path) if path.exists() else None
     accepted = make_baseline(scorecard)
     write_baseline(accepted, path)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from mcp_evals.errors import EXIT_OK
-from mcp_evals.output.files import atomic_write
+from mcp_evals.output.files import atomic_write, refuse_inputs
 from mcp_evals.record.merge import read_results_files
 from mcp_evals.record.read import Results, write_line
 
@@ -32,6 +32,7 @@ def merge(shards: tuple[Path, ...], out: Path) -> int:
     Refuses files from different catalogs, models, fixture sets or settings (exit 3). Where two
     files hold the same fixture and sample, a reached answer wins over a dropout.
     """
+    refuse_inputs(out, {f"the shard {path.name}": path for path in shards}, what="--out")
     merged = read_results_files(list(shards))
     write_results(merged, out)
     header = merged.header

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import click
 
+from mcp_evals.cli.options import config_inputs
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
 from mcp_evals.errors import EXIT_OK
-from mcp_evals.output.files import atomic_write
+from mcp_evals.output.files import atomic_write, refuse_inputs
 from mcp_evals.output.reports import compare_to, configured_baseline
 from mcp_evals.record.merge import read_results_files
 from mcp_evals.report import FORMATS, ReportFormat, render
@@ -88,8 +89,12 @@ def report(
         return EXIT_OK
     if not results:
         raise click.UsageError("give at least one RESULTS file (the NDJSON `mcp-evals run` wrote)")
-    merged = read_results_files(list(results))
     config = optional_config(config_path)
+    if out is not None:
+        inputs: dict[str, Path | None] = {f"the results file {path.name}": path for path in results}
+        inputs |= {"the baseline file": baseline_path, **(config_inputs(config) if config else {})}
+        refuse_inputs(out, inputs, what="--out")
+    merged = read_results_files(list(results))
     scorecard = score_results(
         merged, config.scoring if config else None, gate_options=config.gate if config else None
     )

@@ -18,12 +18,14 @@ import click
 
 from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.cli.options import config_option, read_config
+from mcp_evals.cli.options import config_inputs, config_option, read_config
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_OK, ConfigError, InputFileError
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, locate_in_config, validate_fixtures
+from mcp_evals.output.files import check_writable, refuse_inputs
+from mcp_evals.output.reports import configured_report_paths
 from mcp_evals.providers.base import Provider, ProviderFailure, ProviderSettings
 from mcp_evals.providers.pricing import Price, find_price, require_price
 from mcp_evals.providers.registry import PROVIDER_NAMES, PROVIDERS, Choice, choose_provider
@@ -219,8 +221,8 @@ def run(
     if replay_source is None:
         config.check_variables()
     catalog = replay_source.header.catalog if replay_source is not None else extract_catalog(config)
-    fixtures = load_fixtures(config)
-    _refuse_invalid(fixtures, catalog, config)
+    fixtures = load_fixtures(config, warn=lambda text: click.echo(f"warning: {text}", err=True))
+    _refuse_invalid(fixtures, catalog, config, replay_from)
     system_prompt = replay_source.header.system_prompt if replay_source is not None else config.system_prompt
     planned = plan_fixtures(fixtures, limit=smoke, shard=shard)
 
@@ -235,6 +237,14 @@ def run(
     results_path = results_option or (
         config.resolve(options.results) if options.results else Path(DEFAULT_RESULTS)
     )
+    # Every output is checked before anything is sent: a path that cannot be written, or that would
+    # replace an input, fails now, for free, not after the first paid answer.
+    inputs = {**config_inputs(config), "the replayed results file": replay_from}
+    outputs = {"results file": results_path}
+    outputs |= {f"{kind} report": path for kind, path in configured_report_paths(config).items()}
+    for label, path in outputs.items():
+        refuse_inputs(path, inputs, what=f"the {label}")
+        check_writable(path)
     kept, done = (
         resume_from(
             results_path,
@@ -331,7 +341,9 @@ def _make_provider(
     return PROVIDERS[name].load()(settings, catalog, system_prompt)
 
 
-def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -> None:
+def _refuse_invalid(
+    fixtures: list[Fixture], catalog: Catalog, config: Config, replay_from: Path | None = None
+) -> None:
     """A run on fixtures that do not match the catalog would score noise: refuse it (exit 3)."""
     problems = validate_fixtures(
         fixtures, catalog, config.validation, exclude_tools=config.exclude_tools, areas=config.areas
@@ -341,6 +353,14 @@ def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -
         errors = [str(problem) for problem in problems if problem.severity == "error"]
         shown = "\n".join(f"  {line}" for line in errors[:20])
         more = f"\n  … and {len(errors) - 20} more" if len(errors) > 20 else ""
+        if replay_from is not None:
+            raise InputFileError(
+                f"the fixtures do not match the catalog recorded in {replay_from} ({len(errors)} "
+                f"error(s)); not replaying:\n{shown}{more}",
+                hint="a replay re-scores that run's answers against the catalog it had: use the fixtures "
+                "of that run, or run again against the live catalog (mcp-evals run without "
+                "--provider replay)",
+            )
         raise InputFileError(
             f"the fixtures do not validate against the catalog ({len(errors)} error(s)); "
             f"not running:\n{shown}{more}",
@@ -412,6 +432,9 @@ def dry_run(
     count = anyio.run(count_tokens, provider, planned, workers)
     if count.problem:
         click.echo(f"note: {count.problem}", err=True)
-    for line in describe(provider, planned, samples, price, count, batch=batch, budget_usd=budget_usd):
+    lines = describe(
+        provider, planned, samples, price, count, batch=batch, budget_usd=budget_usd, concurrency=workers
+    )
+    for line in lines:
         click.echo(line)
     return EXIT_OK

@@ -129,7 +129,7 @@ def validate(config_path: Path, snapshot: Path | None, output_format: str) -> in
     github = in_github_actions()
     try:
         config = read_config(config_path)
-        fixtures = load_fixtures(config)
+        fixtures = load_fixtures(config, warn=lambda text: click.echo(f"warning: {text}", err=True))
         if snapshot is not None:
             catalog = load_catalog(snapshot, areas=config.areas or None)
         else:

@@ -17,7 +17,7 @@ from pydantic import (
     model_validator,
 )
 
-from mcp_evals.config.variables import unset_variables
+from mcp_evals.config.variables import unset_variables, value_problem, variable_problems
 from mcp_evals.errors import ConfigError, where
 from mcp_evals.strict import StrictModel as StrictModel  # the strict base, re-exported for config sections
 
@@ -205,6 +205,155 @@ class BaselineOptions(StrictModel):
     )
 
 
+ClientCapability = Literal["roots", "sampling", "elicitation"]
+ALL_CLIENT_CAPABILITIES: tuple[ClientCapability, ...] = ("roots", "sampling", "elicitation")
+
+
+class ClientOptions(StrictModel):
+    """What mcp-evals declares as an MCP client: servers may offer different tools to different clients."""
+
+    capabilities: list[ClientCapability] = Field(
+        default_factory=lambda: list(ALL_CLIENT_CAPABILITIES),
+        description="Client capabilities declared in the handshake, as your agent declares them; "
+        "[] declares none (see docs/catalog.md).",
+    )
+    roots: list[str] = Field(
+        default_factory=list,
+        description="Folders answered to `roots/list`, relative to the config file.",
+    )
+
+    @field_validator("capabilities")
+    @classmethod
+    def _unique(cls, capabilities: list[ClientCapability]) -> list[ClientCapability]:
+        if len(set(capabilities)) != len(capabilities):
+            raise ValueError("each capability may be named once")
+        return capabilities
+
+
+class JudgeOptions(StrictModel):
+    """The `llm_judge` assertion of contract cases: an OpenAI-compatible endpoint under a budget."""
+
+    model: str = Field("gpt-5.4-mini", description="Model asked when an `llm_judge` names none.")
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible API base URL (default: OPENAI_BASE_URL, else OpenAI's)."
+    )
+    budget_usd: float | None = Field(
+        None,
+        gt=0,
+        description="Most the judge may spend in one run; without it `llm_judge` steps are skipped.",
+    )
+    timeout: float = Field(60.0, gt=0, description="Seconds for one judge request.")
+
+
+class ContractOptions(StrictModel):
+    """`mcp-evals contract`: tool-call contract cases (see docs/contract.md)."""
+
+    cases: str = Field("evals/contract", description="Folder of case files, relative to the config file.")
+    history: str = Field(
+        ".mcp-evals/history.db", description="SQLite file of past runs, relative to the config file."
+    )
+    reports: str = Field(".mcp-evals/reports", description="Folder `mcp-evals serve` writes HTML reports to.")
+    suite: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        description="Name runs are recorded under (default: the config file's folder name).",
+    )
+    server: str | None = Field(
+        None, description="The config server cases use when they name none (default: the only one)."
+    )
+    timeout_ms: int = Field(30000, gt=0, description="Per-step timeout in milliseconds.")
+    concurrency: int = Field(1, ge=1, le=64, description="Cases run at the same time.")
+    continue_on_failure: bool = Field(
+        False, description="Run a case's later steps after one failed (default: stop the case)."
+    )
+    judge: JudgeOptions = Field(default_factory=JudgeOptions)
+
+
+LintSeverity = Literal["error", "warning", "info"]
+LintRuleId = Annotated[str, Field(pattern=r"^[NDSTCF][0-9]{3}$")]
+
+
+class LintIgnore(StrictModel):
+    """A lint finding accepted on purpose: for which tool(s), which rules, and why."""
+
+    tool: str = Field(min_length=1, description="A tool name or glob (fnmatch), e.g. `debug_*`.")
+    rules: list[LintRuleId] = Field(
+        default_factory=list, description="Rule ids to ignore for it, e.g. [N003, D002]; empty = all."
+    )
+    reason: str = Field(
+        min_length=1, description="Why it is accepted; shown in reports and as the SARIF suppression."
+    )
+
+
+class LintThresholds(StrictModel):
+    """Where each `mcp-evals lint` rule starts to fire (docs/lint.md lists them by rule)."""
+
+    name_distance: int = Field(
+        2, ge=0, le=10, description="N002: names within this edit distance are near-duplicates."
+    )
+    min_description_chars: int = Field(30, ge=0, description="D002: shorter descriptions are too short.")
+    max_description_tokens: int = Field(
+        300, ge=1, description="D003: longer descriptions (estimated tokens) cost more than they help."
+    )
+    description_similarity: float = Field(
+        0.6, ge=0, le=1, description="D005: TF-IDF cosine of two descriptions at or above this."
+    )
+    near_identical: float = Field(
+        0.85, ge=0, le=1, description="D005: character similarity at or above this is a copy."
+    )
+    confusable_pair: float = Field(
+        0.4, ge=0, le=1, description="C001/C002: predicted confusion score at or above this."
+    )
+    vocabulary_overlap: float = Field(
+        0.75, ge=0, le=1, description="C001/C002: Jaccard of two descriptions' words above this."
+    )
+    max_parameters: int = Field(8, ge=0, description="S013: more top-level parameters than this.")
+    max_depth: int = Field(3, ge=1, description="S012: schemas nested deeper than this.")
+    max_schema_properties: int = Field(
+        40, ge=1, description="S015: more properties than this, counted at every depth."
+    )
+    max_tool_tokens: int = Field(1200, ge=1, description="T002: one tool's definition above this.")
+    max_catalog_tokens: int = Field(8000, ge=1, description="T001: the whole catalog above this.")
+    boilerplate_tools: int = Field(
+        3, ge=2, description="T003: this many descriptions opening with the same 40 characters."
+    )
+    max_tools: int = Field(
+        40, ge=1, description="C003: more tools than this, where selection accuracy degrades."
+    )
+    refusal_risk_tools: int = Field(
+        20, ge=1, description="C004: refusal-collapse risk needs at least this many tools, and …"
+    )
+    vague_share: float = Field(
+        0.3, ge=0, le=1, description="C004: … at least this share of vague descriptions."
+    )
+    vague_words: int = Field(
+        10, ge=0, description="C004: a description with fewer content words than this is vague."
+    )
+    min_refusal_fixtures: int = Field(
+        10, ge=1, description="F006: fewer refuse + clarify fixtures cannot measure refusal."
+    )
+
+
+class LintOptions(StrictModel):
+    """`mcp-evals lint`: which rules run, where they fire, what is accepted, and when to fail."""
+
+    fail_on: Literal["error", "warning", "info", "never"] = Field(
+        "error", description="Exit 1 when a finding at or above this severity is not ignored."
+    )
+    rules: dict[LintRuleId, bool | LintSeverity] = Field(
+        default_factory=dict,
+        description="Rule id → false (off), true (on) or a severity that replaces the rule's own.",
+    )
+    thresholds: LintThresholds = Field(default_factory=LintThresholds)
+    ignore: list[LintIgnore] = Field(
+        default_factory=list, description="Findings accepted on purpose, per tool, with a reason."
+    )
+    model: str | None = Field(
+        None, description="The model whose price and cache minimum the token report uses (default run.model)."
+    )
+
+
 class ReportPaths(StrictModel):
     markdown: str | None = None
     json_path: str | None = Field(None, alias="json")
@@ -238,6 +387,9 @@ class Config(StrictModel):
     gate: GateOptions = Field(default_factory=GateOptions)
     baseline: BaselineOptions = Field(default_factory=BaselineOptions)
     reports: ReportPaths = Field(default_factory=ReportPaths)
+    client: ClientOptions = Field(default_factory=ClientOptions)
+    contract: ContractOptions = Field(default_factory=ContractOptions)
+    lint: LintOptions = Field(default_factory=LintOptions)
 
     _path: Path = PrivateAttr(default=Path(DEFAULT_CONFIG_NAME))
     _shown: str = PrivateAttr(default=DEFAULT_CONFIG_NAME)
@@ -279,7 +431,7 @@ class Config(StrictModel):
         return None
 
     def check_variables(self, environ: dict[str, str] | None = None) -> None:
-        """Fail early, naming file and line, when a server's `${VAR}` is not set in the environment.
+        """Fail early, naming file and line, when a server's `${VAR}` is unset, empty or unusable.
 
         Called before contacting servers; the values themselves are expanded only when connecting,
         so a token never sits in the config object.
@@ -294,14 +446,24 @@ class Config(StrictModel):
             for parts, value in fields:
                 location = ("servers", index, *parts)
                 dotted = f"servers[{index}]." + ".".join(str(part) for part in parts)
+                place = where(self.shown_path, self.line_of(location), dotted)
                 missing = unset_variables(value, environ)
                 if missing:
                     raise ConfigError(
-                        f"{where(self.shown_path, self.line_of(location), dotted)}: environment variable "
-                        f"{missing[0]} is not set",
+                        f"{place}: environment variable {missing[0]} is not set",
                         hint=f"export {missing[0]}=… before running, or remove ${{{missing[0]}}} "
                         "from the config",
                     )
+                header = parts[0] in ("headers", "url")
+                for name, problem in variable_problems(value, header=header, environ=environ):
+                    raise ConfigError(
+                        f"{place}: environment variable {name} {problem}",
+                        hint=f"set {name} to exactly the value (in CI: the secret, without a trailing "
+                        "newline)",
+                    )
+                literal = value_problem(value, header=header)  # written into the config itself
+                if literal:
+                    raise ConfigError(f"{place}: the value {literal}", hint="fix the value in the config")
 
     def resolve(self, relative: str) -> Path:
         """A path from the config file, relative to the config file's folder."""

@@ -116,6 +116,11 @@ def write_reports(
     )
 
 
+def configured_report_paths(config: Config) -> dict[ReportFormat, Path]:
+    """The report files a run with this config writes (``reports:``), resolved from the config's folder."""
+    return _paths(config.reports, config.resolve)
+
+
 def _paths(reports: ReportPaths, resolve: Callable[[str], Path]) -> dict[ReportFormat, Path]:
     chosen: dict[ReportFormat, str | None] = {
         "md": reports.markdown,

@@ -153,7 +153,7 @@ class AnthropicProvider(Provider):
         texts = []
         for block in data["content"]:
             if not isinstance(block, dict):
-                continue
+                raise self.invalid_response("a content block is not an object", request_id)
             kind = block.get("type")
             if kind == "tool_use":  # thinking / redacted_thinking blocks may come first: skip by type
                 answer.calls.append(self.tool_call(str(block.get("name", "")), block.get("input")))
@@ -162,10 +162,10 @@ class AnthropicProvider(Provider):
         answer.text = "\n".join(texts)
         usage = as_dict(data.get("usage"))
         answer.usage = Usage(
-            input_tokens=int(usage.get("input_tokens") or 0),
-            output_tokens=int(usage.get("output_tokens") or 0),
-            cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
-            cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
+            input_tokens=self.token_count(usage, "input_tokens", request_id),
+            output_tokens=self.token_count(usage, "output_tokens", request_id),
+            cache_write_tokens=self.token_count(usage, "cache_creation_input_tokens", request_id),
+            cache_read_tokens=self.token_count(usage, "cache_read_input_tokens", request_id),
         )
         return answer
 

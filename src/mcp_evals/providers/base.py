@@ -37,6 +37,7 @@ from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.http_headers import header, parse_retry_after
 from mcp_evals.record.model import ErrorKind, ProviderName, ToolCall, ToolChoiceMode, Usage
+from mcp_evals.redact import scrub
 
 CONNECTIONS_PER_CLIENT = 8
 ONE_TOOL_INSTRUCTION = "Answer by calling exactly one of the available tools. Do not answer in text."
@@ -73,13 +74,7 @@ class Secret:
 
     def scrub(self, text: str) -> str:
         """``text`` without the key, also where an error message shows it escaped (``b'sk-…\\n'``)."""
-        if not self._value:
-            return text
-        forms = {self._value, self._value.strip(), repr(self._value)[1:-1], repr(self._value.encode())[2:-1]}
-        for form in sorted(forms, key=len, reverse=True):
-            if form:
-                text = text.replace(form, "***")
-        return text
+        return scrub(text, [self._value])
 
     def __repr__(self) -> str:
         return "Secret('***')"
@@ -451,6 +446,18 @@ class Provider(ABC):
             arguments=arguments if isinstance(arguments, dict) else None,
             raw_arguments=raw_arguments,
         )
+
+    def token_count(self, usage: Mapping[str, Any], key: str, request_id: str | None = None) -> int:
+        """``usage[key]`` as a token count: absent is 0; anything but a whole number ≥ 0 is a malformed
+        answer (a dropout, retried), never a crash and never a cost of our own making."""
+        value = usage.get(key)
+        if value is None:
+            return 0
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or value != int(value):
+            raise self.invalid_response(
+                f"usage.{key} is not a token count ({type(value).__name__})", request_id
+            )
+        return int(value)
 
     def invalid_response(self, message: str, request_id: str | None = None) -> ProviderFailure:
         return ProviderFailure.transient_failure("invalid_response", message, request_id=request_id)

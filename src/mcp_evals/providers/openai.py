@@ -113,17 +113,22 @@ class OpenAIProvider(Provider):
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise self.invalid_response("the response has no `choices`", request_id)
-        message = as_dict(choices[0].get("message"))
+        message = choices[0].get("message")
+        if not isinstance(message, dict):
+            raise self.invalid_response("`choices[0].message` is not an object", request_id)
+        tool_calls = message.get("tool_calls")
+        if tool_calls is not None and not isinstance(tool_calls, list):
+            raise self.invalid_response("`tool_calls` is not a list", request_id)
         finish_reason = choices[0].get("finish_reason")
         answer = Answer(
             request_id=request_id or data.get("id"),
             stop_reason=finish_reason,
             truncated=finish_reason == "length",  # cut off at max_tokens before the model finished
         )
-        for call in message.get("tool_calls") or []:
+        for call in tool_calls or []:
             function = call.get("function") if isinstance(call, dict) else None
             if not isinstance(function, dict):
-                continue
+                raise self.invalid_response("a tool call has no `function` object", answer.request_id)
             raw = function.get("arguments")
             if isinstance(raw, dict):  # some compatible servers send an object
                 answer.calls.append(self.tool_call(str(function.get("name", "")), raw))
@@ -141,10 +146,10 @@ class OpenAIProvider(Provider):
         answer.text = content if isinstance(content, str) else ""
         usage = as_dict(data.get("usage"))
         details = as_dict(usage.get("prompt_tokens_details"))
-        cached = int(details.get("cached_tokens") or 0)
+        cached = self.token_count(details, "cached_tokens", request_id)
         answer.usage = Usage(
-            input_tokens=max(0, int(usage.get("prompt_tokens") or 0) - cached),
-            output_tokens=int(usage.get("completion_tokens") or 0),
+            input_tokens=max(0, self.token_count(usage, "prompt_tokens", request_id) - cached),
+            output_tokens=self.token_count(usage, "completion_tokens", request_id),
             cache_read_tokens=cached,
         )
         return answer

@@ -97,19 +97,26 @@ def requests_within(
     prefix: bytes,
     expected: Sequence[Usage],
     batch: bool = False,
+    concurrency: int = 1,
 ) -> int:
     """How many of the requests (with these expected usages, in order) a run under ``limit_usd`` sends.
 
-    The live rule, one request at a time: reserve the worst case, send if it fits, spend the
-    expected cost. ``--dry`` uses it, so its "would stop after about N requests" is the live count.
+    The live rule, replayed: the first request runs alone (the warm-up), then up to ``concurrency``
+    are in flight, each holding its worst-case reservation until its answer is spent. A request
+    is sent only if it fits beside them; the first that does not stops the run. ``--dry`` uses it,
+    so its "would send N requests" is what the live run does.
     """
     budget = Budget(limit_usd, price, max_tokens, prefix=prefix, batch=batch)
+    in_flight: deque[tuple[float, Usage]] = deque()
     sent = 0
-    for usage in expected:
+    for index, usage in enumerate(expected):
+        while in_flight and (len(in_flight) >= max(1, concurrency) or index == 1):
+            held, answered = in_flight.popleft()
+            budget.release(held)
+            budget.spend(answered)
         reservation = budget.reserve()
         if reservation is None:
             break
-        budget.release(reservation)
-        budget.spend(usage)
+        in_flight.append((reservation, usage))
         sent += 1
     return sent

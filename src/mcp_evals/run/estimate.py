@@ -17,8 +17,10 @@ from mcp_evals.catalog.model import Catalog
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.anthropic import AnthropicProvider
 from mcp_evals.providers.base import Provider, ProviderFailure
-from mcp_evals.providers.pricing import Price, estimate_cost, prices_as_of
+from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, estimate_cost, prices_as_of
 from mcp_evals.providers.tokens import estimate_request_tokens
+from mcp_evals.record.model import Usage
+from mcp_evals.run.budget import requests_within
 from mcp_evals.run.retry import RetryPolicy, with_retries
 
 COUNT_RETRY = RetryPolicy(max_attempts=4, max_wait=10)
@@ -80,6 +82,15 @@ async def _count_exact(provider: Provider, planned: Sequence[Fixture], workers: 
     return count
 
 
+def _expected_usage(prefix: int, other: int, output: int, caching: bool, *, first: bool) -> Usage:
+    """What one request is expected to report: the first writes the cached prefix, later ones read it."""
+    if not caching:
+        return Usage(input_tokens=prefix + other, output_tokens=output)
+    if first:
+        return Usage(input_tokens=other, cache_write_tokens=prefix, output_tokens=output)
+    return Usage(input_tokens=other, cache_read_tokens=prefix, output_tokens=output)
+
+
 def describe(
     provider: Provider,
     planned: Sequence[Fixture],
@@ -89,6 +100,7 @@ def describe(
     *,
     batch: bool,
     budget_usd: float | None = None,
+    concurrency: int = 1,
 ) -> list[str]:
     """The lines ``run --dry`` prints: token counts, then the cost of each way to run."""
     source = "the free count_tokens endpoint (exact)" if count.exact else "a local estimate (±20%)"
@@ -128,14 +140,31 @@ def describe(
     lines.append(
         f"  worst case (every answer uses max_tokens {max_tokens}): +${estimate.worst_case_output:,.4f}"
     )
-    if budget_usd is not None and expected > budget_usd:
-        fits = int(len(other) * budget_usd / expected)
-        lines.append(
-            f"budget ${budget_usd:g}: this run would stop after about {fits} of {len(other)} requests "
-            "(PRELIMINARY); raise the budget or use --limit / --shard"
+    if budget_usd is not None:
+        caching = provider.caching and estimate.cacheable
+        expected_usage = [
+            _expected_usage(
+                count.prefix, tokens, min(ASSUMED_OUTPUT_TOKENS, max_tokens), caching, first=index == 0
+            )
+            for index, tokens in enumerate(other)
+        ]
+        sent = requests_within(
+            budget_usd,
+            price,
+            max_tokens=max_tokens,
+            prefix=provider.cache_prefix(),
+            expected=expected_usage,
+            batch=batch,
+            concurrency=1 if batch else concurrency,
         )
-    elif budget_usd is not None:
-        lines.append(f"budget ${budget_usd:g}: this run fits (estimated ${expected:,.4f})")
+        if sent < len(other):
+            lines.append(
+                f"budget ${budget_usd:g}: a live run would send {sent} of {len(other)} requests, then stop "
+                "(PRELIMINARY): each request reserves its worst case (output at max_tokens) before it is "
+                "sent; raise the budget or use --limit / --shard"
+            )
+        else:
+            lines.append(f"budget ${budget_usd:g}: this run fits (estimated ${expected:,.4f})")
     if not estimate.cacheable:
         lines.append(
             f"note: the prefix ({count.prefix:,} tokens) is below the {price.min_cache_tokens:,}-token "

@@ -96,6 +96,10 @@ def make_header(
     )
 
 
+# The pre-run caching note's words: the runner takes the note back when the first answer shows caching.
+EXPECT_NOTHING_CACHED = "expect nothing to be cached"
+
+
 def run_notes(
     provider: Provider, price: Price | None, *, batch: bool = False, replayed: str | None = None
 ) -> list[str]:
@@ -119,6 +123,6 @@ def run_notes(
             notes.append(
                 f"the catalog and system prompt are about {prefix_tokens} tokens, below the "
                 f"{price.min_cache_tokens}-token minimum {provider.settings.model} caches: "
-                "expect nothing to be cached (every request pays full input price)"
+                f"{EXPECT_NOTHING_CACHED} (every request pays full input price)"
             )
     return notes

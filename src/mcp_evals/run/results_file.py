@@ -48,14 +48,23 @@ class ResultsWriter:
             self._stream.close()
             self._stream = None
 
-    def amend(self, *, notes: Iterable[str] = (), tool_choice: ToolChoiceMode | None = None) -> None:
+    def amend(
+        self,
+        *,
+        notes: Iterable[str] = (),
+        tool_choice: ToolChoiceMode | None = None,
+        retract: Iterable[str] = (),
+    ) -> None:
         """Put what the run learnt after the header was written into it (rewrites the file atomically).
 
         Reports are rendered from the record alone, so a late note (forced tool use rejected by a
-        batch, nothing cached) must reach the header, not only the terminal.
+        batch, nothing cached) must reach the header, not only the terminal; a note the run proved
+        wrong (one containing a ``retract`` text) leaves it.
         """
-        extra = [note for note in notes if note not in self.header.notes]
-        update: dict[str, Any] = {"notes": [*self.header.notes, *extra]} if extra else {}
+        retracted = list(retract)
+        kept = [note for note in self.header.notes if not any(text in note for text in retracted)]
+        extra = [note for note in notes if note not in kept]
+        update: dict[str, Any] = {"notes": [*kept, *extra]} if extra or kept != self.header.notes else {}
         if tool_choice is not None and tool_choice != self.header.tool_choice:
             update["tool_choice"] = tool_choice
         if not update or self._stream is None:

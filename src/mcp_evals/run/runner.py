@@ -35,7 +35,7 @@ from mcp_evals.providers.base import Answer, Job, Provider, ProviderFailure
 from mcp_evals.providers.pricing import Price
 from mcp_evals.record.model import ErrorKind, FixtureResult, ToolChoiceMode, Usage
 from mcp_evals.run.budget import Budget
-from mcp_evals.run.plan import make_header, plan_jobs
+from mcp_evals.run.plan import EXPECT_NOTHING_CACHED, make_header, plan_jobs
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import ResultsWriter
 from mcp_evals.run.retry import AdaptiveLimiter, RetryPolicy, T, retrying, with_retries
@@ -109,6 +109,7 @@ class Runner:
             batch=settings.batch,
         )
         self._warned: set[str] = set()
+        self._retracted: list[str] = []
         self._held: list[FixtureResult] | None = None
 
     # -- state ---------------------------------------------------------------------------------
@@ -365,6 +366,12 @@ class Runner:
             return
         self._warned.add("cache")
         usage = answer.usage
+        if usage.cache_write_tokens or usage.cache_read_tokens:
+            # The pre-run estimate may have said the prefix was too short to cache; the API says otherwise.
+            self._retracted.append(EXPECT_NOTHING_CACHED)
+            cached = usage.cache_write_tokens or usage.cache_read_tokens
+            self.say(f"note: caching works: the first answer shows {cached} prompt tokens cached")
+            return
         if usage.cache_write_tokens == 0 and usage.cache_read_tokens == 0:
             note = (
                 f"nothing was cached: the catalog and system prompt ({usage.input_tokens} input tokens "
@@ -390,7 +397,9 @@ class Runner:
             if self.summary.forced_ignored:
                 self.summary.notes.append(self.forced_ignored_note())
             self.writer.amend(
-                notes=self.summary.notes, tool_choice="auto_instructed" if self.forced_rejected else None
+                notes=self.summary.notes,
+                tool_choice="auto_instructed" if self.forced_rejected else None,
+                retract=self._retracted,
             )
             self.writer.close()
             if self.progress is not None:

@@ -1,7 +1,8 @@
 """Arguments of a chosen call: valid against the tool's input schema, and as the fixture expects.
 
 Strings compare normalised as BFCL does (case, surrounding spaces and quotes); the fixture's matchers
-(``contains``, ``regex``, ``one_of``, ``any``) come from ``fixtures.parse_expectation``.
+(``contains``, ``regex``, ``one_of``, ``any``, at any depth; a mapping names only the keys it checks)
+are parsed once by ``fixtures.model.parse_expected``, the tree validation walks too.
 """
 
 from __future__ import annotations
@@ -15,7 +16,17 @@ import jsonschema
 from pydantic import Field
 
 from mcp_evals.catalog.model import Tool
-from mcp_evals.fixtures.model import AnyValue, Contains, Fixture, OneOf, Regex, parse_expectation
+from mcp_evals.fixtures.model import (
+    AnyValue,
+    Contains,
+    Expected,
+    Fixture,
+    ItemList,
+    OneOf,
+    PartialMapping,
+    Regex,
+    parse_expected,
+)
 from mcp_evals.record.model import ToolCall
 from mcp_evals.strict import StrictModel
 from mcp_evals.wording import shorten
@@ -42,7 +53,11 @@ def _short(value: Any, limit: int = 80) -> str:
 
 def match_value(expected: Any, actual: Any, path: str) -> list[str]:
     """Problems (empty when it matches) of one argument value against its expectation."""
-    expectation = parse_expectation(expected)
+    return match_expected(parse_expected(expected), actual, path)
+
+
+def match_expected(expectation: Expected, actual: Any, path: str) -> list[str]:
+    """Problems of ``actual`` against a parsed expectation (the tree validation walks too)."""
     if isinstance(expectation, AnyValue):
         return [] if actual is not None else [f"{path}: expected a value, got null"]
     if isinstance(expectation, Contains):
@@ -64,10 +79,29 @@ def match_value(expected: Any, actual: Any, path: str) -> list[str]:
             return []
         options = ", ".join(_short(option, 30) for option in expectation.one_of[:5])
         return [f"{path}: expected one of [{options}], got {_short(actual)!r}"]
-    return _match_literal(expectation, actual, path)
+    if isinstance(expectation, PartialMapping):
+        if not isinstance(actual, dict):
+            return [f"{path}: expected a mapping, got {_short(actual)!r}"]
+        problems: list[str] = []
+        for key, value in expectation.entries.items():
+            if key not in actual:
+                problems.append(f"{path}.{key}: missing")
+            else:
+                problems.extend(match_expected(value, actual[key], f"{path}.{key}"))
+        return problems
+    if isinstance(expectation, ItemList):
+        if not isinstance(actual, list):
+            return [f"{path}: expected a list, got {_short(actual)!r}"]
+        if len(expectation.items) != len(actual):
+            return [f"{path}: expected {len(expectation.items)} items, got {len(actual)}"]
+        problems = []
+        for index, (item_expected, item_actual) in enumerate(zip(expectation.items, actual, strict=True)):
+            problems.extend(match_expected(item_expected, item_actual, f"{path}[{index}]"))
+        return problems
+    return _match_scalar(expectation.value, actual, path)
 
 
-def _match_literal(expected: Any, actual: Any, path: str) -> list[str]:
+def _match_scalar(expected: Any, actual: Any, path: str) -> list[str]:
     mismatch = [f"{path}: expected {_short(expected)!r}, got {_short(actual)!r}"]
     if expected is None:
         return [] if actual is None else mismatch
@@ -83,21 +117,6 @@ def _match_literal(expected: Any, actual: Any, path: str) -> list[str]:
         )
     if isinstance(expected, str) and isinstance(actual, str):
         return [] if normalize_string(expected) == normalize_string(actual) else mismatch
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        problems: list[str] = []
-        for key, value in expected.items():
-            if key not in actual:
-                problems.append(f"{path}.{key}: missing")
-            else:
-                problems.extend(match_value(value, actual[key], f"{path}.{key}"))
-        return problems
-    if isinstance(expected, list) and isinstance(actual, list):
-        if len(expected) != len(actual):
-            return [f"{path}: expected {len(expected)} items, got {len(actual)}"]
-        problems = []
-        for index, (item_expected, item_actual) in enumerate(zip(expected, actual, strict=True)):
-            problems.extend(match_value(item_expected, item_actual, f"{path}[{index}]"))
-        return problems
     return mismatch
 
 

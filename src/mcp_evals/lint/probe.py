@@ -1,0 +1,46 @@
+"""The live probe (``mcp-evals lint --probe``): does a server enforce its schema, and say what is wrong?
+
+Every tool that declares required parameters is called once with ``{}``. A server that checks its
+input rejects the call before doing anything, so the probe has no side effect on a correct server;
+tools without required parameters are never called (``{}`` would be a real call). The verdicts are
+pure functions of (tool, answer) pairs — ``probe_targets`` and ``is_actionable`` — so they are tested
+without a server; ``run_probe`` adapts any async "call this tool" function to them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Sequence
+
+from mcp_evals.catalog.model import Catalog, Tool
+from mcp_evals.lint.context import ProbeResult
+
+# Words that say what was expected, even without naming the parameter.
+_EXPECTATION = re.compile(
+    r"(?i)\b(?:expected|must (?:be|have|include|provide|contain)|(?:is|are) required|"
+    r"required (?:field|parameter|property|argument|key)s?|missing (?:required )?"
+    r"(?:field|parameter|property|argument|key|value)s?|field required)\b"
+)
+MIN_ACTIONABLE_CHARS = 8
+
+ToolCaller = Callable[[Tool, dict[str, object]], Awaitable[ProbeResult]]
+
+
+def probe_targets(catalog: Catalog) -> list[Tool]:
+    """The tools the probe calls: those with at least one required parameter."""
+    return [tool for tool in catalog.tools if tool.required]
+
+
+def is_actionable(text: str, required: Sequence[str]) -> bool:
+    """An error a model can act on names a missing parameter or says what was expected."""
+    if len(text.strip()) < MIN_ACTIONABLE_CHARS:
+        return False
+    lowered = text.lower()
+    if any(re.search(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", lowered) for name in required):
+        return True
+    return _EXPECTATION.search(text) is not None
+
+
+async def run_probe(catalog: Catalog, call: ToolCaller) -> list[ProbeResult]:
+    """Call every probe target with ``{}`` through ``call`` and collect the answers, in catalog order."""
+    return [await call(tool, {}) for tool in probe_targets(catalog)]

@@ -1,0 +1,176 @@
+"""Words, names and similarity: the text analysis the lint rules and the confusion prediction share.
+
+Everything here is deterministic and dependency-free. Descriptions become bags of stemmed content
+words weighted by TF-IDF (a word every tool uses says little about any one of them); names become
+their parts, with synonymous verbs mapped to one word (``get``/``fetch``/``read`` → ``get``) so that
+``fetch_user`` and ``get_user`` read as the same name, as they do to a model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+_WORD = re.compile(r"[^\W_]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SEPARATORS = re.compile(r"[\s_\-./:]+")
+STOPWORDS = frozenset(
+    re.findall(
+        r"[a-z]+",
+        "a an and any are as at be been by can do does each for from has have how i if in into is it its may "
+        "me more most my no not of on one or our over should so some such than that the their them then "
+        "there these they this those to up us use used using via was we what when where which while who will "
+        "with within without you your",
+    )
+)
+
+# Verbs a model reads as the same action: each maps to the first of its group.
+VERB_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("get", "fetch", "read", "retrieve", "load", "show", "view", "describe", "obtain"),
+    ("search", "find", "query", "lookup", "locate", "seek", "discover"),
+    ("list", "enumerate", "browse"),
+    ("create", "add", "new", "make", "insert", "post", "register"),
+    ("update", "edit", "modify", "change", "set", "patch", "alter"),
+    ("delete", "remove", "destroy", "drop", "erase", "purge"),
+    ("run", "execute", "invoke", "call", "perform", "trigger", "start", "launch"),
+    ("send", "publish", "notify"),
+    ("check", "verify", "validate", "test", "inspect"),
+)
+SYNONYM: dict[str, str] = {}
+for _group in VERB_GROUPS:
+    for _verb in _group:
+        SYNONYM.setdefault(_verb, _group[0])
+
+
+_KEEP_FINAL_S = ("ss", "us", "is", "ys")
+
+
+def stem(word: str) -> str:
+    """A light, deterministic suffix strip that maps a word's common forms to one stem: ticket and
+    tickets, invoice and invoices, create, created and creating, entry and entries. Never aggressive
+    enough to merge two different words; not meant to be read (messages show the words as written)."""
+    base = word
+    if base.endswith("ies") and len(base) > 4:
+        base = base[:-3] + "y"
+    elif base.endswith("s") and not base.endswith(_KEEP_FINAL_S) and len(base) > 3:
+        base = base[:-1]
+    elif base.endswith("ing") and len(base) > 5:
+        base = base[:-3]
+    elif base.endswith("ed") and len(base) > 4:
+        base = base[:-2]
+    if base.endswith("e") and len(base) > 3:
+        base = base[:-1]
+    return base
+
+
+def name_parts(name: str) -> list[str]:
+    """The lower-cased parts of an identifier: ``getUserById`` and ``get-user_by.id`` → get, user, by, id."""
+    spaced = _CAMEL.sub(" ", name)
+    return [part.lower() for part in _SEPARATORS.split(spaced) if part]
+
+
+def canonical_parts(name: str) -> tuple[str, ...]:
+    """Name parts with synonymous verbs merged, ``get all`` read as ``list``, other words stemmed."""
+    parts = name_parts(name)
+    merged: list[str] = []
+    index = 0
+    while index < len(parts):
+        part = parts[index]
+        if part in ("get", "fetch", "read") and index + 1 < len(parts) and parts[index + 1] == "all":
+            merged.append("list")
+            index += 2
+            continue
+        merged.append(SYNONYM.get(part) or stem(part))
+        index += 1
+    return tuple(merged)
+
+
+def surface_words(text: str) -> list[tuple[str, str]]:
+    """``(stem, word)`` for each content word of a text: split (also camelCase and snake_case),
+    lower-cased, without stopwords; the word as written is kept for messages."""
+    spaced = _CAMEL.sub(" ", text)
+    found = (match.lower() for match in _WORD.findall(spaced))
+    return [
+        (stem(word), word) for word in found if word not in STOPWORDS and (len(word) > 1 or word.isdigit())
+    ]
+
+
+def words(text: str) -> list[str]:
+    """The stems of a text's content words (see ``surface_words``)."""
+    return [stemmed for stemmed, _ in surface_words(text)]
+
+
+def levenshtein(a: str, b: str, limit: int | None = None) -> int:
+    """Edit distance; with ``limit``, any distance above it is returned as ``limit + 1`` (faster)."""
+    if a == b:
+        return 0
+    if limit is not None and abs(len(a) - len(b)) > limit:
+        return limit + 1
+    if len(a) < len(b):
+        a, b = b, a
+    previous = list(range(len(b) + 1))
+    for i, char_a in enumerate(a, start=1):
+        current = [i]
+        best = i
+        for j, char_b in enumerate(b, start=1):
+            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
+            current.append(value)
+            best = min(best, value)
+        if limit is not None and best > limit:
+            return limit + 1
+        previous = current
+    return previous[-1]
+
+
+def bigrams(text: str) -> frozenset[str]:
+    padded = f" {text} "
+    return frozenset(padded[index : index + 2] for index in range(len(padded) - 1))
+
+
+def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float:
+    if not a or not b:
+        return 0.0
+    shared = len(a & b)
+    return shared / (len(a) + len(b) - shared)
+
+
+Vector = dict[str, float]
+
+
+@dataclass(frozen=True)
+class TfIdf:
+    """Unit-length TF-IDF vectors of a fixed set of documents (smoothed idf, sublinear tf)."""
+
+    vectors: tuple[Vector, ...]
+    idf: Mapping[str, float]
+
+    @classmethod
+    def fit(cls, documents: Sequence[Sequence[str]]) -> TfIdf:
+        count = len(documents)
+        frequency: Counter[str] = Counter()
+        for document in documents:
+            frequency.update(set(document))
+        idf = {term: math.log((1 + count) / (1 + df)) + 1 for term, df in frequency.items()}
+        vectors = []
+        for document in documents:
+            weights = {term: (1 + math.log(tf)) * idf[term] for term, tf in Counter(document).items()}
+            norm = math.sqrt(sum(weight * weight for weight in weights.values())) or 1.0
+            vectors.append({term: weight / norm for term, weight in weights.items()})
+        return cls(vectors=tuple(vectors), idf=idf)
+
+
+def cosine(a: Vector, b: Vector) -> float:
+    """Cosine of two unit vectors."""
+    if len(a) > len(b):
+        a, b = b, a
+    return sum(weight * b[term] for term, weight in a.items() if term in b)
+
+
+def shared_terms(a: Vector, b: Vector, limit: int = 6) -> list[str]:
+    """The terms two vectors share, those that add most to their cosine first."""
+    common = [(a[term] * b[term], term) for term in a.keys() & b.keys()]
+    common.sort(key=lambda item: (-item[0], item[1]))
+    return [term for _, term in common[:limit]]

@@ -1,0 +1,114 @@
+"""The lint on real servers nobody here wrote: the npm reference servers and mcp-server-time (PyPI).
+
+Each server is read live, as `mcp-evals lint` reads it, and linted on its own. The grades and
+findings asserted here are the ones docs/lint.md quotes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import HELPDESK, RunCli
+from mcp_evals.catalog.extract import extract_catalog
+from mcp_evals.lint.engine import lint
+from mcp_evals.lint.model import LintReport
+from support.catalog_helpers import PYTHON, node_server, write_config
+
+SERVERS = {
+    "memory": ("mcp-server-memory", []),
+    "everything": ("mcp-server-everything", ["stdio"]),
+    "filesystem": ("mcp-server-filesystem", ["{folder}"]),
+}
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, LintReport]:
+    folder = tmp_path_factory.mktemp("filesystem-root")
+    found = {}
+    for name in ("memory", "everything", "filesystem", "time"):
+        if name == "time":
+            command, args = PYTHON, ["-m", "mcp_server_time"]
+        else:
+            package_bin, raw = SERVERS[name]
+            command, args = str(node_server(package_bin)), [arg.format(folder=folder) for arg in raw]
+        config = write_config(
+            tmp_path_factory.mktemp(name), [{"name": name, "command": command, "args": args, "timeout": 60}]
+        )
+        found[name] = lint(extract_catalog(config))
+    return found
+
+
+def rules(report: LintReport) -> set[str]:
+    return {finding.rule for finding in report.findings}
+
+
+def test_the_reference_servers_grades(reports: dict[str, LintReport]) -> None:
+    grades = {name: report.grade.letter for name, report in reports.items()}
+    assert grades == {"memory": "C", "everything": "A", "filesystem": "D", "time": "A"}
+    assert reports["time"].findings == []
+
+
+def test_filesystem_documents_none_of_its_paths(reports: dict[str, LintReport]) -> None:
+    report = reports["filesystem"]
+    undocumented = {
+        (finding.tools[0], finding.parameter) for finding in report.findings if finding.rule == "S001"
+    }
+    assert ("read_text_file", "path") in undocumented and ("move_file", "destination") in undocumented
+    pairs = [pair.tools for pair in report.predicted_pairs]
+    assert ("list_directory", "list_directory_with_sizes") in pairs
+    assert ("read_file", "read_text_file") in pairs
+    assert any(
+        finding.rule == "T003" and "allowed directories" in finding.message for finding in report.findings
+    )
+
+
+def test_memory_predicts_its_create_and_delete_relations_pair(reports: dict[str, LintReport]) -> None:
+    report = reports["memory"]
+    assert ("create_relations", "delete_relations") in [pair.tools for pair in report.predicted_pairs]
+    assert {"S001", "C001", "D005"} <= rules(report)
+
+
+def test_everything_has_a_short_description_and_mixes_no_styles_on_its_own(
+    reports: dict[str, LintReport],
+) -> None:
+    report = reports["everything"]
+    assert [finding.tools for finding in report.findings if finding.rule == "D002"] == [("echo",)]
+    assert "N001" not in rules(report)  # all kebab-case: consistent on its own
+
+
+def test_servers_of_mixed_styles_in_one_config_mix_conventions(tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path,
+        [
+            {"name": "memory", "command": str(node_server("mcp-server-memory")), "timeout": 60},
+            {
+                "name": "everything",
+                "command": str(node_server("mcp-server-everything")),
+                "args": ["stdio"],
+                "prefix": True,
+                "timeout": 60,
+            },
+        ],
+    )
+    report = lint(extract_catalog(config))
+    [mixed] = [finding for finding in report.findings if finding.rule == "N001"]
+    assert "kebab-case" in mixed.message and "snake_case" in mixed.message
+
+
+def test_the_helpdesk_prediction_against_the_lexical_baseline(tmp_path: Path, run_cli: RunCli) -> None:
+    """The figures docs/lint.md quotes: the lexical baseline's run on examples/helpdesk, then the lint."""
+    results = tmp_path / "lexical.ndjson"
+    config = HELPDESK / "mcp-evals.yaml"
+    ran = run_cli("run", "--config", config, "--provider", "lexical", "--results", results)
+    assert ran.returncode in (0, 1), ran.stderr
+    linted = run_cli("lint", "--config", config, "--results", results, "--format", "json")
+    assert linted.returncode == 0, linted.stderr
+    check = LintReport.model_validate_json(linted.stdout).prediction
+    assert check is not None and check.catalog_matches
+    assert (check.predicted, check.hits, check.observed) == (1, 0, 19)
+    assert [pair.tools for pair in LintReport.model_validate_json(linted.stdout).predicted_pairs] == [
+        ("get_customer", "get_subscription")
+    ]
+    assert not any(pair.predicted for pair in check.observed_pairs)

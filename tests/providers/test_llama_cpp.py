@@ -32,7 +32,9 @@ from support.llama_cpp import (
     smollm2_model,
 )
 
-pytestmark = pytest.mark.timeout(600)
+# Hang guards, not speed targets: the module took 3 minutes on 2 cores shared with other work (load 4),
+# but the first request reads about 3,900 tokens, at 12 tokens/s under a load of 8.
+pytestmark = pytest.mark.timeout(1800)
 
 
 @pytest.fixture(scope="session")
@@ -75,7 +77,7 @@ def test_a_run_through_llama_cpp_reaches_every_fixture(
         "5",
         "--results",
         results,
-        timeout=540,
+        timeout=1500,
     )
     assert result.returncode in (0, 1), result.stderr  # never 2 (PRELIMINARY: a dropout) nor 3
 

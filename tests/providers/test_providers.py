@@ -432,13 +432,15 @@ def test_an_openai_compatible_500_to_a_forced_request_is_a_forced_tool_rejection
 
 
 def test_the_lexical_baseline_picks_by_words_and_refuses_below_its_threshold() -> None:
-    provider = LexicalProvider(ProviderSettings(model="bm25", lexical_threshold=1.0), small_catalog(), SYSTEM)
+    provider = LexicalProvider(
+        ProviderSettings(model="bm25", lexical_strictness=1.0), small_catalog(), SYSTEM
+    )
     assert provider.lexical and not provider.uses_network
     found = anyio.run(provider.answer, Job(SELECT), None)
     assert [call.name for call in found.calls] == ["tickets.search"]
     assert found.text.startswith("lexical baseline:")
     declined = anyio.run(provider.answer, Job(Fixture(id="x", query="Bake a cake"), 0), None)
-    assert declined.calls == [] and "no tool scored" in declined.text
+    assert declined.calls == [] and "no word of the query is in the catalog" in declined.text
     again = anyio.run(provider.answer, Job(SELECT), None)
     assert again.calls == found.calls and again.text == found.text  # deterministic
 

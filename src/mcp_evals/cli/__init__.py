@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "report": "report_cmd:report",
     "baseline": "baseline_cmd:baseline",
     "lint": "lint_cmd:lint",
+    "synth": "synth_cmd:synth",
 }
 
 
@@ -44,6 +45,7 @@ SUMMARIES: dict[str, str] = {
     "report": "Render a report from one results file, or from the shards of one run.",
     "baseline": "Accept a run as the baseline, or compare a run with it.",
     "lint": "Lint the tool catalog and the fixtures: naming, descriptions, schemas, token cost, consistency.",
+    "synth": "Write fixtures with a model: held-out, concrete-valued queries, a frozen test split.",
 }
 
 

@@ -28,6 +28,7 @@ PURE = (
     "mcp_evals.synth.model",
     "mcp_evals.synth.prompts",
     "mcp_evals.synth.parse",
+    "mcp_evals.compare.paired",
 )
 # What does I/O or talks to a model, a server or GitHub.
 EDGES = (

@@ -287,7 +287,8 @@ class FakeAnthropic(FakeServer):
     def message(self, body: dict[str, Any]) -> dict[str, Any]:
         query = ""
         for message in body.get("messages") or []:
-            if message.get("role") == "user":
+            # The user's words: a later user turn that only carries tool results does not replace them.
+            if message.get("role") == "user" and (isinstance(message["content"], str) or not query):
                 query = (
                     message["content"]
                     if isinstance(message["content"], str)

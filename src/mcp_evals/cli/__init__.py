@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "baseline": "baseline_cmd:baseline",
     "lint": "lint_cmd:lint",
     "synth": "synth_cmd:synth",
+    "compare": "compare_cmd:compare",
 }
 
 
@@ -46,6 +47,7 @@ SUMMARIES: dict[str, str] = {
     "baseline": "Accept a run as the baseline, or compare a run with it.",
     "lint": "Lint the tool catalog and the fixtures: naming, descriptions, schemas, token cost, consistency.",
     "synth": "Write fixtures with a model: held-out, concrete-valued queries, a frozen test split.",
+    "compare": "Run the same fixtures against two catalogs, or one catalog delivered several ways, paired.",
 }
 
 

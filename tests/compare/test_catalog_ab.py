@@ -67,7 +67,7 @@ def test_descriptions_in_the_config_make_catalog_b_and_the_paired_counts_are_rig
     assert pair.paired == len(oracle.fixtures)
     assert pair.p_value == pytest.approx(mcnemar_exact(BREAKS, FIXES))
     assert pair.delta_pp == pytest.approx(100 * (FIXES - BREAKS) / pair.paired)
-    assert f"B fixes {FIXES}, breaks {BREAKS} (p = 0.12)" in result.out
+    assert f"B fixes {FIXES}, breaks {BREAKS} (p = 0.12) on 56 fixtures answered in both" in result.out
     assert "no difference the paired test can tell from noise" in comparison.verdict
     # per-area deltas add up to the whole
     assert sum(area.fixes for area in pair.areas) == FIXES

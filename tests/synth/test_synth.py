@@ -63,6 +63,7 @@ def test_synth_writes_held_out_concrete_fixtures_with_a_split(
     # every required value the intent gave is stated in the query and expected in the call
     refund = next(f for f in selects if "INV-3305" in f.query)
     assert refund.expected_tools == ["issue_refund"] and refund.expected_args["invoice_id"] == "INV-3305"
+    assert refund.notes == "synthesized from the intent: Give back the money of the duplicate charge INV-3305"
     # each tool has a fixture held out in the test split (the split is stratified per tool)
     for name in TOOL_NAMES:
         assert any(f.split == "test" for f in selects if f.expected_tools == [name]), name

@@ -23,18 +23,21 @@ REFUSAL = "I can't help with that: none of my tools does it."
 QUESTION = "Which one do you mean? Please tell me the id."
 
 
-def context_of(tools: list[dict[str, Any]]) -> str:
-    """Which arm a request comes from, by what it offers."""
+def context_of(tools: list[dict[str, Any]], catalog_size: int | None = None) -> str:
+    """Which arm a request comes from, by what it offers: "deferred" (a search tool, or tools a search
+    revealed), "grouped" (routers), "B" (catalog B), "partial" (some catalog tools: the second
+    request of a grouped or client-side deferred arm) or "full"."""
     names = [name_of(tool) for tool in tools]
     descriptions = [description_of(tool) for tool in tools]
-    if any(str(tool.get("type", "")).startswith("tool_search_tool_") for tool in tools) or names == [
-        "search_tools"
-    ]:
+    server_search = any(str(tool.get("type", "")).startswith("tool_search_tool_") for tool in tools)
+    if server_search or names == ["search_tools"] or any(tool.get("defer_loading") for tool in tools):
         return "deferred"
     if names and all(name.startswith("open_") for name in names):
         return "grouped"
     if any(description.startswith(REWRITTEN) for description in descriptions):
         return "B"
+    if catalog_size is not None and len(tools) < catalog_size:
+        return "partial"
     return "full"
 
 
@@ -51,6 +54,7 @@ class Oracle:
     fixtures: list[Fixture]
     wrong: dict[tuple[str, str], str] = field(default_factory=dict)  # (query, context) → tool called instead
     searches: dict[str, str] = field(default_factory=dict)  # query → what the model searches for
+    catalog_size: int | None = None  # tells a partial catalog (a second request) from the full one
 
     def __post_init__(self) -> None:
         self.by_query = {fixture.query: fixture for fixture in self.fixtures}
@@ -58,7 +62,7 @@ class Oracle:
     def decide(self, query: str, tools: list[dict[str, Any]], forced: bool) -> tuple[str, Any]:
         """("call", name, arguments) / ("text", words) for the request."""
         fixture = self.by_query.get(query)
-        context = context_of(tools)
+        context = context_of(tools, self.catalog_size)
         names = [name_of(tool) for tool in tools]
         if fixture is None:
             return ("text", REFUSAL)

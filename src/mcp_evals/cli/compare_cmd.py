@@ -143,7 +143,9 @@ def build_arms(
     for kind in ordered:
         provider = _provider(paid, catalog_a, config)
         if kind == "full":
-            arms.append(FullArm("full", provider, "every tool, whole, in every request (as `mcp-evals run`)"))
+            arms.append(
+                FullArm("full", provider, "every tool, whole, in every request (as mcp-evals run sends them)")
+            )
         elif kind == "deferred":
             arms.append(
                 DeferredArm("deferred", provider, ToolSearch(search.variant, search.top_k, search.beta))

@@ -135,7 +135,7 @@ class DeferredArm(TwoStepArm):
     def __init__(self, name: str, provider: Provider, search: ToolSearch) -> None:
         server = provider.supports_tool_search
         label = (
-            f"every tool deferred behind the API's tool search ({search.variant}, server-side)"
+            f"every tool deferred behind the tool search of the API ({search.variant}, server-side)"
             if server
             else f"every tool behind a client-side search_tools (BM25, top {search.top_k}; two requests)"
         )

@@ -275,8 +275,13 @@ def paired_difference(
     )
 
 
+def signed(value: float, digits: int = 1) -> str:
+    """``+12.5`` / ``−8.9`` (a true minus sign), never ``-0.0``."""
+    return f"{value + 0.0:+.{digits}f}".replace("-", "−")
+
+
 def _points(delta: float | None) -> str:
-    return "n/a" if delta is None else f"{delta + 0.0:+.1f} points"
+    return "n/a" if delta is None else f"{signed(delta)} points"
 
 
 def evidence(pair: PairedDifference) -> str:
@@ -286,7 +291,7 @@ def evidence(pair: PairedDifference) -> str:
         (pair.cost_change, "cost") if pair.cost_change is not None else (pair.input_change, "input tokens")
     )
     if change is not None:
-        parts.append(f"{what} {round(change * 100):+d} %".replace("-", "−"))
+        parts.append(f"{what} {signed(change * 100, 0)} %")
     return ", ".join(parts)
 
 
@@ -319,18 +324,18 @@ def verdict(arms: Sequence[ArmSummary], pairs: Sequence[PairedDifference], alpha
             return f"{opening} On this catalog the remediation that helped: {found}."
         tried = "; ".join(f"{pair.second}: {evidence(pair)}" for pair in remedies)
         return (
-            f"{opening} None of the remediations tried helped on this catalog (a real gain needs p < "
-            f"{alpha:g}): {tried}."
+            f"{opening} None of the remediations tried helped on this catalog (a real gain needs p "
+            f"below {alpha:g}): {tried}."
         )
     pair = pairs[0]
     if pair.paired == 0:
         return "No fixture was reached in both arms: nothing to compare."
     headline = pair.headline + f" on {plural(pair.paired, 'fixture')} answered in both"
     if _helped(pair, alpha):
-        return f"{headline}: {pair.second} is better ({_points(pair.delta_pp)}, p < {alpha:g})."
+        return f"{headline}: {pair.second} is better ({_points(pair.delta_pp)}, p below {alpha:g})."
     worse = pair.delta_pp is not None and pair.delta_pp < -_EPSILON and pair.p_value < alpha
     if worse:
-        return f"{headline}: {pair.second} is worse ({_points(pair.delta_pp)}, p < {alpha:g})."
+        return f"{headline}: {pair.second} is worse ({_points(pair.delta_pp)}, p below {alpha:g})."
     return (
         f"{headline}: no difference the paired test can tell from noise ({_points(pair.delta_pp)}; "
         f"p ≥ {alpha:g}). Add fixtures or samples to tell."

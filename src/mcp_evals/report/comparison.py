@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mcp_evals.compare.paired import ArmSummary, Comparison, PairedDifference
+from mcp_evals.compare.paired import ArmSummary, Comparison, PairedDifference, signed
 from mcp_evals.report.escape import md_code, md_text
 from mcp_evals.score import CORRECT_OUTCOMES, Rate, outcome_label
 from mcp_evals.score.gate import format_percent
@@ -28,11 +28,11 @@ def _number(value: float | None, digits: int = 0) -> str:
 
 
 def _change(value: float | None) -> str:
-    return "n/a" if value is None else f"{round(value * 100):+d} %".replace("-", "−")
+    return "n/a" if value is None else f"{signed(value * 100, 0)} %"
 
 
 def _points(value: float | None) -> str:
-    return "n/a" if value is None else f"{value + 0.0:+.1f}"
+    return "n/a" if value is None else signed(value)
 
 
 def _accuracy(value: float | None) -> str:

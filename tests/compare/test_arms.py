@@ -361,3 +361,46 @@ def test_a_two_request_arm_reserves_two_requests_of_budget() -> None:
     one = Budget(1.0, price, 1024, prefix=b"x" * 4000)
     two = Budget(1.0, price, 1024, prefix=b"x" * 4000, requests_per_job=2)
     assert two.next_request_cost() == pytest.approx(2 * one.next_request_cost())
+
+
+def test_the_grouped_arm_through_an_openai_compatible_api(
+    make_project: MakeProject, clean_env: pytest.MonkeyPatch, oracle: Oracle, cli: Cli, tmp_path: Path
+) -> None:
+    fake = FakeOpenAI(chooser=oracle.openai())
+    with fake:
+        assert fake.key is not None
+        clean_env.setenv("OPENAI_API_KEY", fake.key)
+        clean_env.setenv("OPENAI_BASE_URL", fake.base_url + "/v1")
+        result = compare(cli, make_project().config, tmp_path / "o", "--arms", "full,grouped", "--limit", "5")
+        seconds = [r for r in fake.model_requests() if any(m["role"] == "tool" for m in r.json["messages"])]
+
+    assert result.code == 0, result.err  # the fake refuses tool messages out of order: none were
+    assert len(seconds) == 5
+    for request in seconds:
+        assistant, answer = request.json["messages"][-2:]
+        assert assistant["tool_calls"][0]["function"]["name"].startswith("open_")
+        assert answer == {
+            "role": "tool",
+            "tool_call_id": assistant["tool_calls"][0]["id"],
+            "content": answer["content"],
+        }
+    comparison = Comparison.model_validate_json((tmp_path / "o" / "comparison.json").read_text())
+    assert comparison.pairs[0].paired == 5 and comparison.arms[1].requests_per_fixture == 2
+
+
+def test_a_failed_second_request_is_retried_without_paying_for_the_first_again(
+    make_project: MakeProject, anthropic: FakeAnthropic, helpdesk_catalog: Catalog, cli: Cli, tmp_path: Path
+) -> None:
+    def second_request(request: Recorded) -> bool:
+        return isinstance(request.json, dict) and len(request.json.get("messages") or []) == 3
+
+    anthropic.script(anthropic.server_error(), when=second_request, times=1)
+
+    result = compare(cli, make_project().config, tmp_path / "o", "--arms", "grouped", "--limit", "1")
+
+    assert result.code == 0, result.err
+    requests = anthropic.model_requests()
+    assert [len(r.json["messages"]) for r in requests] == [1, 3, 3]  # one router request, the second twice
+    answer = read_results(tmp_path / "o" / "grouped.ndjson").results[0]
+    assert answer.reached and answer.attempts == 2 and answer.retrieval is not None
+    assert answer.retrieval.requests == 2

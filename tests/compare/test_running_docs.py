@@ -13,11 +13,14 @@ import yaml
 from conftest import Cli, MakeProject
 from fakes import fake_openai
 from fakes.fake_anthropic import FakeAnthropic
+from fakes.fake_http import Reply, query_is
 from fakes.fake_openai import FakeOpenAI
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
-from mcp_evals.config.model import CompareOptions
+from mcp_evals.compare.arms import DeferredArm, FullArm, GroupedArm
+from mcp_evals.config.model import CompareOptions, LintThresholds, ToolSearchOptions
 from mcp_evals.fixtures.model import Fixture
+from mcp_evals.record.read import read_results
 from synth.scripted import SynthModel, write_project
 
 from .oracle import Oracle
@@ -142,3 +145,126 @@ def test_a_keyless_endpoint_of_your_own_needs_no_cap(
     assert result.code == 0, result.err
     assert sent > 0 and "cost $" not in result.out  # unpriced, unbilled
     assert json.loads(fake.model_requests()[0].body)["model"] == "llama3.1"
+
+
+# -- the remediations section ----------------------------------------------------------------------
+
+REMEDIATIONS = RUNNING.split("### Remediations: `--arms full,deferred,grouped`", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_remediation_defaults_in_running_md_are_the_codes() -> None:
+    thresholds = LintThresholds()
+    assert thresholds.max_tools == 40 and thresholds.max_catalog_tokens == 8000
+    assert "C003 warns past\n  40 tools, T001 past 8,000 tokens" in REMEDIATIONS
+    search = ToolSearchOptions()
+    assert search.variant == "bm25" and search.top_k == 5 and search.beta is None
+    assert "`compare.tool_search.top_k` (5)" in REMEDIATIONS
+    assert (FullArm.requests_per_job, DeferredArm.requests_per_job, GroupedArm.requests_per_job) == (1, 2, 2)
+    block = re.findall(r"```yaml\n(.*?)```", REMEDIATIONS, re.DOTALL)[0]
+    options = CompareOptions.model_validate(yaml.safe_load(block)["compare"])
+    assert options.arms == ["full", "deferred", "grouped"]
+
+
+def test_tool_choice_is_the_full_arms_and_no_beta_header_is_sent_by_default(
+    make_project: MakeProject, fake: FakeAnthropic, cli: Cli, tmp_path: Path
+) -> None:
+    result = cli(
+        "compare",
+        "--config",
+        make_project().config,
+        "--arms",
+        "full,deferred,grouped",
+        "--limit",
+        "3",
+        "--budget-usd",
+        "5",
+        "--out",
+        tmp_path / "o",
+    )
+    assert result.code == 0, result.err
+    choices = {json.dumps(r.json.get("tool_choice")) for r in fake.model_requests()}
+    assert choices == {'{"type": "any"}'}  # three select fixtures: forced in every arm and request
+    assert all("anthropic-beta" not in r.headers for r in fake.model_requests())
+
+
+def test_a_turn_still_paused_after_two_continuations_is_a_truncated_dropout(
+    make_project: MakeProject, fake: FakeAnthropic, helpdesk_fixtures: list[Fixture], cli: Cli, tmp_path: Path
+) -> None:
+    first = helpdesk_fixtures[0]
+    paused = {
+        "id": "msg_paused",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-opus-4-8",
+        "content": [
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "tool_search_tool_bm25",
+                "input": {"query": "x"},
+            },
+        ],
+        "stop_reason": "pause_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 100, "output_tokens": 10},
+    }
+    fake.script(Reply(200, paused, {"request-id": "req_p"}), when=query_is(first.query), times=None)
+
+    result = cli(
+        "compare",
+        "--config",
+        make_project().config,
+        "--arms",
+        "deferred",
+        "--limit",
+        "1",
+        "--budget-usd",
+        "5",
+        "--out",
+        tmp_path / "o",
+    )
+
+    assert result.code == 2, result.err  # PRELIMINARY: an answer never came
+    assert len(fake.model_requests()) == 3
+    answer = read_results(tmp_path / "o" / "deferred.ndjson").results[0]
+    assert not answer.reached and answer.error_kind == "truncated" and answer.calls == []
+    assert answer.usage.input_tokens == 300  # all three paid for
+
+
+def test_a_client_side_search_that_matches_nothing_ends_with_no_tool_called(
+    make_project: MakeProject,
+    clean_env: pytest.MonkeyPatch,
+    helpdesk_fixtures: list[Fixture],
+    cli: Cli,
+    tmp_path: Path,
+) -> None:
+    first = helpdesk_fixtures[0]
+    oracle = Oracle(list(helpdesk_fixtures), searches={first.query: "zzzz qqqq"})
+    with FakeOpenAI(chooser=oracle.openai()) as fake:
+        assert fake.key is not None
+        clean_env.setenv("OPENAI_API_KEY", fake.key)
+        clean_env.setenv("OPENAI_BASE_URL", fake.base_url + "/v1")
+        result = cli(
+            "compare",
+            "--config",
+            make_project().config,
+            "--arms",
+            "deferred",
+            "--limit",
+            "1",
+            "--budget-usd",
+            "5",
+            "--out",
+            tmp_path / "o",
+            "--model",
+            "gpt-5.4",
+        )
+        sent = len(fake.model_requests())
+    assert result.code == 0, result.err
+    assert sent == 1
+    answer = read_results(tmp_path / "o" / "deferred.ndjson").results[0]
+    assert answer.reached and answer.calls == []
+    assert answer.retrieval is not None and answer.retrieval.searches == ["zzzz qqqq"]
+    assert answer.retrieval.revealed == []
+    comparison = json.loads((tmp_path / "o" / "comparison.json").read_text())
+    assert comparison["fixtures"][0]["outcomes"]["deferred"] == "missed_action"

@@ -94,15 +94,15 @@ class TwoStepArm(Arm):
 
     def __init__(self, name: str, provider: Provider, label: str) -> None:
         super().__init__(name, provider, label)
-        self._first: dict[Job, Answer] = {}
+        self._first: dict[tuple[Job, ToolChoiceMode | None], Answer] = {}
 
     async def first_answer(
         self, job: Job, mode: ToolChoiceMode | None, tools: list[dict[str, Any]]
     ) -> Answer:
-        if job not in self._first:
+        if (job, mode) not in self._first:
             request = self.provider.turn_request(job.fixture, mode, tools, cache=True)
-            self._first[job] = await self.provider.exchange(request)
-        return self._first[job]
+            self._first[(job, mode)] = await self.provider.exchange(request)
+        return self._first[(job, mode)]
 
     async def second_answer(
         self,
@@ -118,11 +118,11 @@ class TwoStepArm(Arm):
         answer = await self.provider.exchange(
             self.provider.turn_request(job.fixture, mode, tools, history, cache=cache)
         )
-        self._first.pop(job, None)
+        self._first.pop((job, mode), None)
         return answer
 
-    def done(self, job: Job, answer: Answer, retrieval: Retrieval) -> Answer:
-        self._first.pop(job, None)
+    def done(self, job: Job, mode: ToolChoiceMode | None, answer: Answer, retrieval: Retrieval) -> Answer:
+        self._first.pop((job, mode), None)
         answer.retrieval = retrieval
         return answer
 
@@ -156,14 +156,14 @@ class DeferredArm(TwoStepArm):
         first = await self.first_answer(job, mode, [search_tool])
         call = first.calls[0] if first.calls else None
         if call is None or call.provider_name != SEARCH_TOOL:
-            return self.done(job, first, Retrieval())  # declined, or named a tool it was never shown
+            return self.done(job, mode, first, Retrieval())  # declined, or named a tool it was never shown
         query = (call.arguments or {}).get("query")
         query = query if isinstance(query, str) else call.raw_arguments or ""
         found = self.search_tools(query)
         if not found:  # nothing to show: the answer ends here, with no tool called
             first.calls = []
             first.text = f"search_tools({query!r}) found no tool"
-            return self.done(job, first, Retrieval(searches=[query]))
+            return self.done(job, mode, first, Retrieval(searches=[query]))
         listing = "\n".join(
             f"- {self.catalog.names.provider(tool.name)}: {first_sentence(tool.description)}"
             for tool in found
@@ -217,7 +217,7 @@ class GroupedArm(TwoStepArm):
         call = first.calls[0] if first.calls else None
         area = self.routers.get(call.provider_name) if call is not None else None
         if area is None:
-            return self.done(job, first, Retrieval())  # declined, or called something it was not shown
+            return self.done(job, mode, first, Retrieval())  # declined, or called something it was not shown
         members = self.members[area]
         names = ", ".join(self.catalog.names.provider(tool.name) for tool in members)
         text = f"The {area} tools are now available: {names}. Call the one that fits the request."

@@ -404,3 +404,52 @@ def test_a_failed_second_request_is_retried_without_paying_for_the_first_again(
     answer = read_results(tmp_path / "o" / "grouped.ndjson").results[0]
     assert answer.reached and answer.attempts == 2 and answer.retrieval is not None
     assert answer.retrieval.requests == 2
+
+
+def test_dry_estimates_each_arm_per_fixture_and_sends_nothing(
+    make_project: MakeProject, anthropic: FakeAnthropic, cli: Cli
+) -> None:
+    result = cli(
+        "compare",
+        "--config",
+        make_project().config,
+        "--arms",
+        "full,deferred,grouped",
+        "--dry",
+        "--budget-usd",
+        "0.01",
+    )
+
+    assert result.code == 0, result.err
+    assert anthropic.requests == []
+    lines = result.out.splitlines()
+    assert lines[1] == "56 fixtures × 1 sample(s) × 3 arms, interleaved in one run"
+    per_arm = {line.split()[0]: line for line in lines if line.startswith("  ")}
+    assert per_arm["full"].split()[1] == "1" and per_arm["deferred"].split()[1] == "1"
+    assert per_arm["grouped"].split()[1] == "2"
+
+    def tokens(arm: str) -> int:
+        return int(per_arm[arm].split(" · ")[1].split()[0].replace(",", ""))
+
+    assert tokens("deferred") < tokens("full")  # the deferred catalog is not in the prompt
+    assert "budget $0.01: does not fit" in result.out
+
+
+def test_a_malformed_search_result_reveals_nothing_and_never_crashes() -> None:
+    from mcp_evals.providers.anthropic import AnthropicProvider
+    from mcp_evals.providers.anthropic_tool_search import read_searches
+    from mcp_evals.providers.base import ProviderSettings
+
+    provider = AnthropicProvider(ProviderSettings(model="claude-opus-4-8"), Catalog(tools=[]), "")
+    blocks: list[Any] = [
+        "not a block",
+        {"type": "server_tool_use", "id": "srvtoolu_1", "input": "not an object"},
+        {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1", "content": "oops"},
+        {"type": "tool_search_tool_result", "content": {"tool_references": [{"type": "tool_reference"}, 7]}},
+        {
+            "type": "tool_result",
+            "tool_use_id": "srvtoolu_1",
+            "content": [{"type": "tool_reference", "tool_name": "x"}],
+        },
+    ]
+    assert read_searches(provider, blocks) == ([""], ["x"])

@@ -38,7 +38,7 @@ from mcp_evals.output.files import atomic_write, check_writable, refuse_inputs
 from mcp_evals.providers.base import Provider, ToolSearch
 from mcp_evals.record.read import read_results
 from mcp_evals.report.comparison import render_comparison
-from mcp_evals.run.plan import make_header, plan_fixtures, run_notes
+from mcp_evals.run.plan import EXPECT_NOTHING_CACHED, make_header, plan_fixtures, run_notes
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import ResultsWriter
 from mcp_evals.run.retry import RetryPolicy
@@ -277,13 +277,16 @@ def compare(
         for line in describe_compare(arms, planned, sample_count, paid.price, paid.budget_usd):
             click.echo(line)
         return EXIT_OK
+    snapshots = {"the snapshot of catalog A": catalog_a, "the snapshot of catalog B": catalog_b}
+    destination = out or Path(DEFAULT_OUT)
     return _run(
-        config, paid, arms, planned, fixtures, sample_count, limit, concurrency, out or Path(DEFAULT_OUT)
+        config, snapshots, paid, arms, planned, fixtures, sample_count, limit, concurrency, destination
     )
 
 
 def _run(
     config: Config,
+    snapshots: dict[str, Path | None],
     paid: PaidModel,
     arms: list[Arm],
     planned: list[Fixture],
@@ -295,12 +298,17 @@ def _run(
 ) -> int:
     paths = {arm.name: out / f"{arm.name}.ndjson" for arm in arms}
     outputs = [*paths.values(), out / COMPARISON_JSON, out / COMPARISON_MD]
+    inputs = {**config_inputs(config), **snapshots}
     for path in outputs:
-        refuse_inputs(path, config_inputs(config), what="the output")
+        refuse_inputs(path, inputs, what="the output")
         check_writable(path)
     writers = {}
     for arm in arms:
         notes = [*arm.notes(), *run_notes(arm.provider, paid.price)]
+        if (
+            arm.kind != "full"
+        ):  # the caching estimate is about the whole catalog, which this arm does not send
+            notes = [note for note in notes if EXPECT_NOTHING_CACHED not in note]
         header = make_header(
             provider=arm.provider,
             catalog=arm.catalog,

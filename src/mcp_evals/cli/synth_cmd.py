@@ -198,7 +198,11 @@ def _synthesize(
     frozen = any(fixture.split == "test" for fixture in old)
     provider = paid.provider_class(paid.settings, catalog, "")
     paraphraser = paid.provider_class(paid.settings, Catalog(tools=[]), "")  # held out: no catalog at all
-    budget = Budget(paid.budget_usd, paid.price, paid.settings.max_tokens)
+    # Before the first answer, each request reserves as much input as the largest prompt of step 1.
+    largest = max(
+        (ask.system + ask.user for ask in plan_asks(catalog, settings, config.exclude_tools)), key=len
+    )
+    budget = Budget(paid.budget_usd, paid.price, paid.settings.max_tokens, prefix=largest.encode("utf-8"))
     caller = Caller(
         provider,
         budget,

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import Cli, MakeProject
 from fakes.fake_anthropic import FakeAnthropic
-from mcp_evals.baseline.compare import mcnemar_exact
+from mcp_evals.baseline.compare import sign_test
 from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
 from mcp_evals.compare.paired import Comparison
 from mcp_evals.fixtures.model import Fixture
@@ -65,7 +65,7 @@ def test_descriptions_in_the_config_make_catalog_b_and_the_paired_counts_are_rig
     assert (pair.first, pair.second) == ("A", "B")
     assert len(pair.fixes) == FIXES and len(pair.breaks) == BREAKS
     assert pair.paired == len(oracle.fixtures)
-    assert pair.p_value == pytest.approx(mcnemar_exact(BREAKS, FIXES))
+    assert pair.p_value == pytest.approx(sign_test(BREAKS, FIXES))
     assert pair.delta_pp == pytest.approx(100 * (FIXES - BREAKS) / pair.paired)
     assert f"B fixes {FIXES}, breaks {BREAKS} (p = 0.12) on 56 fixtures answered in both" in result.out
     assert "no difference the paired test can tell from noise" in comparison.verdict

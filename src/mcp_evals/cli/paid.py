@@ -106,7 +106,7 @@ def choose_paid_model(
         temperature=options.temperature,
         anthropic_version=options.anthropic_version,
         prompt_caching=options.prompt_caching,
-        lexical_threshold=options.lexical_threshold,
+        lexical_strictness=options.lexical_strictness,
         max_connections=max(4, (options.concurrency or 4) + 2),
     )
     return PaidModel(choice, provider_class, settings, price, budget if billable else None, billable)

@@ -5,9 +5,9 @@ triple). A fixture is *right* in an arm when the model's choice was right there 
 ``correct_refusal``, ``correct_clarification``; with samples, the fixture's most frequent outcome);
 arguments count in each arm's score, not in the pairing. For two arms the fixtures reached in both
 are paired: *fixes* are wrong in the first and right in the second, *breaks* the reverse, and the
-difference is tested with the exact McNemar test on those discordant pairs (the exact sign test; the
-baseline comparison's own ``mcnemar_exact``). ``delta_pp`` is the change in accuracy over the paired
-fixtures, in points, which is exactly (fixes − breaks) / paired.
+difference is tested with the exact sign test on those discordant pairs (the baseline comparison's
+own ``sign_test``; on right/wrong pairs it is McNemar's exact test). ``delta_pp`` is the change in
+accuracy over the paired fixtures, in points, which is exactly (fixes − breaks) / paired.
 
 With arms that deliver one catalog differently (``full``, ``deferred``, ``grouped``) the full arm's
 gate decision gets the evidence its recommendation asks for: which remediation helped on this
@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mcp_evals.baseline.compare import mcnemar_exact
+from mcp_evals.baseline.compare import sign_test
 from mcp_evals.record.read import Results
 from mcp_evals.score import CORRECT_OUTCOMES, Rate, Scorecard, score_results
 from mcp_evals.score.gate import GateDecision, format_percent
@@ -268,7 +268,7 @@ def paired_difference(
         else None,
         fixes=fixes,
         breaks=breaks,
-        p_value=mcnemar_exact(len(breaks), len(fixes)),
+        p_value=sign_test(len(breaks), len(fixes)),
         cost_change=_change(first.cost_per_fixture, second.cost_per_fixture),
         input_change=_change(first.input_tokens_per_fixture, second.input_tokens_per_fixture),
         areas=area_rows,

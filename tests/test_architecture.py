@@ -25,6 +25,10 @@ PURE = (
     "mcp_evals.catalog.diff",
     "mcp_evals.fixtures.model",
     "mcp_evals.fixtures.validate",
+    "mcp_evals.synth.model",
+    "mcp_evals.synth.prompts",
+    "mcp_evals.synth.parse",
+    "mcp_evals.compare.paired",
 )
 # What does I/O or talks to a model, a server or GitHub.
 EDGES = (

@@ -264,6 +264,10 @@ class Runner:
 
     # -- one request ---------------------------------------------------------------------------
 
+    async def ask(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
+        """One attempt at one job (``compare`` asks each job through its arm instead)."""
+        return await self.provider.answer(job, mode)
+
     async def _attempts(self, job: Job, mode: ToolChoiceMode | None, counter: list[int]) -> Answer:
         async for attempt in retrying(self.settings.retry, stop_when=lambda: self.stopping):
             with attempt:
@@ -271,9 +275,9 @@ class Runner:
                 try:
                     if self.settings.request_deadline:
                         with anyio.fail_after(self.settings.request_deadline):
-                            answer = await self.provider.answer(job, mode)
+                            answer = await self.ask(job, mode)
                     else:
-                        answer = await self.provider.answer(job, mode)
+                        answer = await self.ask(job, mode)
                 except TimeoutError:
                     message = "no complete answer within the deadline"
                     raise ProviderFailure.transient_failure("timeout", message) from None

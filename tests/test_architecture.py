@@ -25,6 +25,10 @@ PURE = (
     "mcp_evals.catalog.diff",
     "mcp_evals.fixtures.model",
     "mcp_evals.fixtures.validate",
+    "mcp_evals.synth.model",
+    "mcp_evals.synth.prompts",
+    "mcp_evals.synth.parse",
+    "mcp_evals.compare.paired",
     # a session's data, metrics and report: computed from the records alone
     "mcp_evals.session.model",
     "mcp_evals.session.transforms",

@@ -9,15 +9,17 @@ Encodes what the real API does (see /work/shared/notes/apis.md):
 * reasoning models (``gpt-5*``, ``o*``) refuse ``max_tokens`` (use ``max_completion_tokens``) and
   any ``temperature`` but the default;
 * an ``array`` parameter without ``items`` is rejected (Claude accepts it);
-* models in ``FORCED_REJECTING`` refuse ``tool_choice: "required"``;
+* models in ``FORCED_REJECTING`` refuse ``tool_choice: "required"``; models in ``forced_ignoring``
+  accept it and answer as with ``"auto"`` (reported of Ollama);
+* a ``tool`` message must answer a ``tool_call_id`` of the assistant message just before it, and an
+  assistant message's every tool call must be answered before the conversation goes on (else a 400);
 * multi-turn tool use (``sessions``): a conversation keyed by its first user message plays a script
-  of turns, one per assistant message so far; as the real API does, an assistant message with
-  ``tool_calls`` must be followed by one ``tool`` message per call id (else a 400);
+  of turns, one per assistant message so far;
 * automatic prompt caching: a prefix (tools + system messages) of 1,024 tokens or more seen before
   is reported as ``prompt_tokens_details.cached_tokens`` (in 128-token steps), and is included in
   ``prompt_tokens``.
 
-Run standalone for benchmarks: ``python tests/runner/fake_openai.py --latency 0.2``.
+Run standalone for benchmarks: ``python tests/fakes/fake_openai.py --latency 0.2``.
 """
 
 from __future__ import annotations
@@ -111,6 +113,7 @@ class FakeOpenAI(FakeServer):
         self.answers: dict[str, Answer] = {}
         self.cache: set[str] = set()
         self.forced_rejecting = set(FORCED_REJECTING)
+        self.forced_ignoring: set[str] = set()
         # first user message → the model's turns, in order (a turn past the end answers "done")
         self.sessions: dict[str, list[Answer]] = {}
 
@@ -188,8 +191,8 @@ class FakeOpenAI(FakeServer):
                     "invalid_function_parameters",
                 )
         problem = conversation_problem(body.get("messages") or [])
-        if problem is not None:
-            return self.error(400, problem, "invalid_request_error")
+        if problem:
+            return self.error(400, problem, "invalid_request_error", "invalid_parameter")
         choice = body.get("tool_choice", "auto")
         if model in self.forced_rejecting and choice == "required":
             return self.error(
@@ -201,13 +204,14 @@ class FakeOpenAI(FakeServer):
         messages = body.get("messages") or []
         query = next((str(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
         tools = body.get("tools") or []
+        choice = "auto" if body.get("model") in self.forced_ignoring else body.get("tool_choice")
         opening = next((m.get("content") for m in messages if m.get("role") == "user"), None)
         if isinstance(opening, str) and opening in self.sessions:
             turns = self.sessions[opening]
             played = sum(1 for message in messages if message.get("role") == "assistant")
             answer: Answer = turns[played] if played < len(turns) else Text("Done.")
         else:
-            answer = self.answers.get(query) or self.chooser(query, tools, body.get("tool_choice"))
+            answer = self.answers.get(query) or self.chooser(query, tools, choice)
         items = answer if isinstance(answer, list) else [answer]
         tool_calls = []
         texts = []

@@ -85,8 +85,12 @@ def test_a_good_task_set_loads_with_its_defaults(tmp_path: Path) -> None:
             "`json_path` and `equals` go together",
         ),
         (("id: missing-job", "id: missing job"), "tasks.yaml:13 (tasks[0].id): a task id is"),
+        (
+            ('answer: {regex: "(?i)not found"}', "answer: {json_path: a..b, equals: 1}"),
+            "tasks.yaml:18 (tasks[0].answer.json_path): cannot read the JSON path 'a..b'",
+        ),
     ],
-    ids=["typo", "trap kind", "regex", "arm name", "levels", "json_path", "task id"],
+    ids=["typo", "trap kind", "regex", "arm name", "levels", "json_path", "task id", "path"],
 )
 def test_a_bad_task_set_names_file_line_and_field(
     tmp_path: Path, change: tuple[str, str], message: str

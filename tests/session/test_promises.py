@@ -45,6 +45,10 @@ def test_the_defaults_the_docs_list() -> None:
     assert DEFAULT_MAX_STEPS == 25
     assert (Timeouts().step_seconds, Timeouts().session_seconds) == (30, 900)
     assert (JudgeSettings().model, JudgeSettings().max_tokens) == (None, 300)
+    from mcp_evals.session.model import FAULT_KINDS, Faults
+
+    assert [level.percent for level in Faults().levels] == [0] and Faults().seed == 0
+    assert Faults.model_validate({"levels": [{"percent": 5}]}).levels[0].kinds == list(FAULT_KINDS)
 
 
 def test_a_run_refuses_a_task_set_that_does_not_validate(
@@ -290,3 +294,38 @@ def test_the_judge_spends_from_the_one_budget_and_stops_at_it() -> None:
         refused = anyio.run(judge_session, judge, ask, tight, record, "How fast is EU?")
         assert refused.budget_stop and refused.record.error == "not judged: budget"
         assert len(fake.model_requests()) == 1  # the refused judge request was never sent
+
+
+def test_out_of_turns_is_finished_with_no_answer_and_an_arm_s_descriptions_reach_its_model(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    from mcp_evals.report.escape import md_text
+
+    endless = {**EU_STATUS, "max_steps": 2}
+    anthropic_fake.sessions[EU_STATUS["prompt"]] = [Call("get_service_status", {"region": "eu"})] * 5
+    tasks = write_tasks(tmp_path, ops_url, [endless], name="")
+    document = json.loads(tasks.read_text())
+    document["arms"]["B"]["descriptions"] = {"get_service_status": "Rewritten: the health of one region."}
+    tasks.write_text(json.dumps(document))
+    result = run(cli, tasks, tmp_path / "out")
+    assert result.code == 0, result.err
+    records = read_records(newest_records_file(tmp_path / "out"))
+    for record in records.sessions:
+        assert (record.status, record.end, len(record.turns), record.final_answer) == (
+            "finished",
+            "max_steps",
+            2,
+            "",
+        )
+    summary = summarize(records.header, records.sessions)
+    assert all(cell.accuracy.hits == 0 and cell.accuracy.total == 1 for cell in summary.cells)
+    assert records.header.arms["A"].catalog_hash != records.header.arms["B"].catalog_hash
+
+    def description(request_json: dict[str, object]) -> str:
+        tools = request_json["tools"]
+        assert isinstance(tools, list)
+        return next(str(tool["description"]) for tool in tools if tool["name"] == "get_service_status")
+
+    seen = {description(request.json) for request in anthropic_fake.model_requests()}
+    assert "Rewritten: the health of one region." in seen and len(seen) == 2
+    assert f"## mcp-evals session: {md_text(records.header.task_set_path)}" in result.out  # no name: the path

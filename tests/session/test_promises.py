@@ -329,3 +329,78 @@ def test_out_of_turns_is_finished_with_no_answer_and_an_arm_s_descriptions_reach
     seen = {description(request.json) for request in anthropic_fake.model_requests()}
     assert "Rewritten: the health of one region." in seen and len(seen) == 2
     assert f"## mcp-evals session: {md_text(records.header.task_set_path)}" in result.out  # no name: the path
+
+
+def test_a_faulted_call_never_reaches_the_server(
+    tmp_path: Path, anthropic_fake: FakeAnthropic, cli: Cli, python_with_mcp: None
+) -> None:
+    """The retry of SYNC-8 is faulted; had it reached the server, the job would read `running` after."""
+    anthropic_fake.sessions[OUTLOOK["prompt"]] = [
+        Call("retry_sync_job", {"job_id": "SYNC-8"}),
+        Call("get_sync_job", {"job_id": "SYNC-8"}),
+        Text("Still failed."),
+    ]
+    faults = {"levels": [{"percent": 100, "kinds": ["is_error"], "tools": ["retry_sync_job"]}]}
+    tasks = write_tasks(tmp_path, "unused", [OUTLOOK], faults=faults)
+    document = json.loads(tasks.read_text())
+    document["server"] = {
+        "command": "python",
+        "args": [str(HERE.parents[1] / "examples/helpdesk/server.py"), "--ops-tools"],
+    }
+    tasks.write_text(json.dumps(document))
+    result = run(cli, tasks, tmp_path / "out", "--arm", "A")
+    assert result.code == 0, result.err
+    [record] = read_records(newest_records_file(tmp_path / "out")).sessions
+    retry, read = record.calls
+    assert retry.fault == "is_error" and retry.result.is_error
+    assert read.fault is None and read.result.structured_content["state"] == "failed"
+
+
+def test_a_request_reserves_its_counted_size_or_its_estimate_plus_a_quarter() -> None:
+    import math
+
+    from mcp_evals.providers.base import HttpRequest
+    from mcp_evals.providers.pricing import find_price
+    from mcp_evals.providers.tokens import TOOL_USE_PREAMBLE_TOKENS, estimate_tokens
+    from mcp_evals.run.budget import Budget
+    from mcp_evals.session.loop import reserved_tokens
+
+    request = HttpRequest("/v1/messages", b"x" * 35_000)
+    assert reserved_tokens(request, 1234) == 1234
+    assert (
+        reserved_tokens(request, None)
+        == math.ceil(estimate_tokens(request.body) * 1.25) + TOOL_USE_PREAMBLE_TOKENS
+    )
+    price = find_price("claude-opus-4-8")
+    assert price is not None
+    budget = Budget(1.0, price, 1024)
+    # the input at the dearest input rate (a cache write), the output at max_tokens
+    expected = (10_000 * max(price.input, price.cache_write) + 1024 * price.output) / 1_000_000
+    assert budget.request_cost(10_000) == pytest.approx(expected)
+
+
+def test_prices_for_a_model_the_table_lacks_come_from_the_config(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    anthropic_fake.sessions[EU_STATUS["prompt"]] = [Text("Degraded.")]
+    config = write_config(
+        tmp_path, prices={"claude-inhouse-1": {"input": 1.0, "output": 2.0}}, max_tokens=200
+    )
+    tasks = write_tasks(tmp_path, ops_url, [EU_STATUS])
+    result = cli(
+        "session", "--config", config, "--tasks", tasks, "--model", "claude-inhouse-1", "--arm", "A",
+        "--budget-usd", "1", "--results", tmp_path / "out",
+    )  # fmt: skip
+    assert result.code == 0, result.err
+    [record] = read_records(newest_records_file(tmp_path / "out")).sessions
+    usage = record.turns[0].usage
+    assert record.cost_usd == pytest.approx(
+        (
+            usage.input_tokens * 1.0
+            + usage.cache_write_tokens * 1.25
+            + usage.cache_read_tokens * 0.1
+            + usage.output_tokens * 2.0
+        )
+        / 1_000_000
+    )
+    assert anthropic_fake.model_requests()[0].json["max_tokens"] == 200

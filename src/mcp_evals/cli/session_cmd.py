@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from mcp_evals.cli.options import config_option, read_config
+from mcp_evals.cli.options import config_option, read_config, snapshot_option
 from mcp_evals.config.model import Config, RunOptions
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
 
@@ -279,24 +279,19 @@ def session(
     type=click.Path(dir_okay=False, path_type=Path),
     help="The task-set file.",
 )
-@click.option(
-    "--catalog",
-    "catalog_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Check against this catalog snapshot instead of the live server.",
-)
+@snapshot_option("Check against")
 @click.pass_context
-def validate(ctx: click.Context, config_path: Path, tasks_path: Path, catalog_path: Path | None) -> int:
+def validate(ctx: click.Context, config_path: Path, tasks_path: Path, snapshot: Path | None) -> int:
     """Check a task set against the catalog: no model, no API key, no cost."""
     from mcp_evals.session.load import load_task_set
     from mcp_evals.session.prepare import prepare
     from mcp_evals.session.validate import validate_task_set
 
-    if catalog_path is not None:
+    if snapshot is not None:
         from mcp_evals.catalog.snapshot import load_catalog
 
         task_set = load_task_set(tasks_path)
-        catalog = load_catalog(catalog_path)
+        catalog = load_catalog(snapshot)
     else:
         prepared = prepare(tasks_path, _config(ctx, config_path))
         task_set, catalog = prepared.task_set, prepared.catalog

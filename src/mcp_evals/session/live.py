@@ -96,7 +96,7 @@ def make_header(
         git_sha=settings.git_sha,
         provider=first.name,
         model=first.settings.model,
-        task_set_path=prepared.task_set.path,
+        task_set_path=prepared.task_set.shown_path,
         task_set=prepared.task_set,
         catalog=prepared.catalog,
         arms={

@@ -51,9 +51,7 @@ def load_task_set(path: Path) -> TaskSet:
         task_set = TaskSet.model_validate(document.data)
     except ValidationError as error:
         raise InputFileError(describe_validation_error(error, document)) from None
-    task_set._path = display
-    task_set._lines = dict(document.lines)
-    return task_set
+    return task_set.located(path.resolve(), display, document.lines)
 
 
 def server_of(task_set: TaskSet, config: Config | None, tasks_path: Path) -> ServerConfig:
@@ -62,7 +60,7 @@ def server_of(task_set: TaskSet, config: Config | None, tasks_path: Path) -> Ser
     wanted = task_set.server
     if isinstance(wanted, CaseServer):
         return wanted.to_server_config("session", tasks_path.resolve().parent)
-    located = where(task_set.path, task_set.line_of(("server",)), "server")
+    located = where(task_set.shown_path, task_set.line_of(("server",)), "server")
     if config is None:
         raise ConfigError(
             f"{located}: no server: the task set names none and there is no config"

@@ -12,10 +12,10 @@ import json
 import re
 from typing import Any, Literal, get_args
 
-from pydantic import Field, PrivateAttr, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from mcp_evals.contract.model import CaseServer
-from mcp_evals.strict import StrictModel
+from mcp_evals.strict import FileModel, StrictModel
 
 TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ArmName = Literal["A", "B"]
@@ -218,7 +218,7 @@ class Arms(StrictModel):
         return self.A if name == "A" else self.B
 
 
-class TaskSet(StrictModel):
+class TaskSet(FileModel):
     """The whole task-set file."""
 
     name: str = Field("", description="Shown in reports (default: the file's name).")
@@ -238,9 +238,6 @@ class TaskSet(StrictModel):
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     tasks: list[Task] = Field(min_length=1)
 
-    _path: str = PrivateAttr(default="")
-    _lines: dict[tuple[str | int, ...], int] = PrivateAttr(default_factory=dict)
-
     @field_validator("transient_errors")
     @classmethod
     def _pattern_compiles(cls, value: str) -> str:
@@ -258,18 +255,6 @@ class TaskSet(StrictModel):
         if repeated:
             raise ValueError(f"task ids must be unique; repeated: {', '.join(repeated)}")
         return tasks
-
-    @property
-    def path(self) -> str:
-        return self._path
-
-    def line_of(self, location: tuple[str | int, ...]) -> int | None:
-        parts = tuple(location)
-        while parts:
-            if parts in self._lines:
-                return self._lines[parts]
-            parts = parts[:-1]
-        return None
 
     def system_prompt_of(self, arm: ArmName) -> str:
         addition = self.arms[arm].system_prompt_addition.strip()

@@ -46,7 +46,7 @@ def validate_task_set(task_set: TaskSet, catalog: Catalog) -> list[TaskProblem]:
         problems.append(
             TaskProblem(
                 severity=severity,
-                file=task_set.path,
+                file=task_set.shown_path,
                 line=task_set.line_of(location),
                 field=dotted(location),
                 message=message,

@@ -9,7 +9,11 @@ For each server this measures, as the median of several runs:
   transport and the MCP SDK, with the protocol negotiation and every check.
 - cli: ``mcp-evals catalog`` as a fresh process (interpreter start and imports included).
 
-Target: extract ≤ bare + well under a second.
+- inspector: the MCP Inspector CLI (``mcp-inspector --cli SERVER --method tools/list``), the same
+  job as ``mcp-evals catalog`` by the tool MCP's own project ships, as a fresh process, side by side in
+  the same run (``npm ci`` in bench/inspector installs it; without it the column is left empty).
+
+Targets: extract ≤ bare + well under a second; ``mcp-evals catalog`` cold ≤ 0.8 × the Inspector's.
 
     .venv/bin/python bench/extract.py [--runs 5]
 """
@@ -29,6 +33,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE_BIN = ROOT / "tests" / "reference-servers" / "node_modules" / ".bin"
+INSPECTOR = ROOT / "bench" / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
 
 SERVERS: dict[str, list[str]] = {
     "helpdesk example (Python, mcp 2.x)": [sys.executable, str(ROOT / "examples" / "helpdesk" / "server.py")],
@@ -122,17 +127,18 @@ def main() -> None:
 
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpu(s), median of {runs} runs\n")
     print(
-        "| server | tools | bare start-up + listing | extract_catalog | overhead | `mcp-evals catalog` cold |"
+        "| server | tools | bare start-up + listing | extract_catalog | overhead | `mcp-evals catalog` cold "
+        "| Inspector CLI | catalog ÷ Inspector |"
     )
-    print("|---|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as folder:
         for name, argv in SERVERS.items():
             if not Path(argv[0]).exists() and argv[0] != sys.executable:
-                print(f"| {name} | skipped: run `npm ci` in tests/reference-servers | | | | |")
+                print(f"| {name} | skipped: run `npm ci` in tests/reference-servers | | | | | | |")
                 continue
             config = load_config(config_file(Path(folder), name, argv))
             extract_catalog(config)  # warm the imports and the OS file cache
-            bare_times, extract_times, cli_times = [], [], []
+            bare_times, extract_times, cli_times, inspector_times = [], [], [], []
             tools = 0
             for _ in range(runs):
                 seconds, tools = bare(argv)
@@ -148,8 +154,23 @@ def main() -> None:
                     capture_output=True,
                 )
                 cli_times.append(time.perf_counter() - started)
+                if INSPECTOR.exists():
+                    started = time.perf_counter()
+                    subprocess.run(
+                        [str(INSPECTOR), "--cli", *argv, "--method", "tools/list"],
+                        check=True,
+                        capture_output=True,
+                        env=environment(),
+                    )
+                    inspector_times.append(time.perf_counter() - started)
             b, e, c = (statistics.median(values) for values in (bare_times, extract_times, cli_times))
-            print(f"| {name} | {tools} | {b:.2f} s | {e:.2f} s | {e - b:+.2f} s | {c:.2f} s |")
+            row = f"| {name} | {tools} | {b:.2f} s | {e:.2f} s | {e - b:+.2f} s | {c:.2f} s |"
+            if inspector_times:
+                i = statistics.median(inspector_times)
+                row += f" {i:.2f} s | {c / i:.2f}× |"
+            else:
+                row += " (npm ci in bench/inspector) | |"
+            print(row)
 
 
 if __name__ == "__main__":

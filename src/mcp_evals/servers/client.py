@@ -21,7 +21,7 @@ from mcp_evals.errors import ConfigError
 from mcp_evals.servers.http import _HttpOpening, redact_url
 from mcp_evals.servers.model import CLIENT_NAME, ToolResult
 from mcp_evals.servers.session import ServerSession, _leaves, _Opening
-from mcp_evals.servers.stdio import _StdioOpening, server_environment
+from mcp_evals.servers.stdio import _StdioOpening, list_stdio_tools, server_environment
 
 if TYPE_CHECKING:
     pass
@@ -85,7 +85,15 @@ async def open_session(
 
 
 async def list_server_tools(server: ServerConfig, config: Config) -> ServerInfo:
-    """Connect to one server, handshake, list every page of tools, close; every failure is a ServerError."""
+    """Connect to one server, handshake, list every page of tools, close; every failure is a ServerError.
+
+    A stdio server is listed over plain JSON-RPC (``listing``: no SDK import, the catalog's cold
+    start); one that needs more than that, and every HTTP server, through an SDK session.
+    """
+    if server.command:
+        listed = await list_stdio_tools(server, config)
+        if listed is not None:
+            return listed
     async with open_session(server, config) as session:
         return session.info
 

@@ -7,6 +7,7 @@ the config names (``client:``), because servers may offer different tools to dif
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -269,21 +270,26 @@ def _reraise_our_own(error: BaseException) -> None:
 
 
 def _is_connection_closed(error: BaseException) -> bool:
+    leaf = _leaf(error)
+    if isinstance(leaf, anyio.EndOfStream | anyio.ClosedResourceError | anyio.BrokenResourceError):
+        return True
+    if "mcp" not in sys.modules:  # the catalog path never loads the SDK: none of its errors exist
+        return False
     from mcp import MCPError
     from mcp.types import CONNECTION_CLOSED
 
-    leaf = _leaf(error)
-    return (isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED) or isinstance(
-        leaf, anyio.EndOfStream | anyio.ClosedResourceError | anyio.BrokenResourceError
-    )
+    return isinstance(leaf, MCPError) and leaf.code == CONNECTION_CLOSED
 
 
 def _describe(error: BaseException) -> str:
-    from mcp import MCPError
     from pydantic import ValidationError
 
+    from mcp_evals.servers.listing import RpcError
+
     leaf = _leaf(error)
-    if isinstance(leaf, MCPError):
+    if isinstance(leaf, RpcError):
+        return f"the server answered with error {leaf.code}: {_quote(leaf.message.encode('utf-8'))}"
+    if "mcp" in sys.modules and isinstance(leaf, sys.modules["mcp"].MCPError):
         return f"the server answered with error {leaf.code}: {_quote(leaf.message.encode('utf-8'))}"
     if isinstance(leaf, ValidationError):
         problems = leaf.errors()

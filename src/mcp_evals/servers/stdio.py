@@ -10,6 +10,7 @@ before the SDK is imported, so the ~0.5 s import overlaps the server's own start
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -24,9 +25,11 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.abc
 
+from mcp_evals.catalog.model import ServerInfo
 from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.config.variables import expand_variables
 from mcp_evals.errors import McpEvalsError, ServerError, ToolCallError
+from mcp_evals.servers.listing import Lister, NotHere, list_over_stdio
 from mcp_evals.servers.session import (
     _HANDSHAKE,
     _POLL,
@@ -110,15 +113,25 @@ class _StdioServer:
     stdout_closed: anyio.Event = field(default_factory=anyio.Event)
     bad_output: str | None = None
     unfinished: bytearray = field(default_factory=bytearray)
+    raw: bool = False  # messages are plain dicts (the catalog path), not the SDK's
 
     def stderr_tail(self, lines: int = _STDERR_TAIL_LINES) -> str:
         text = self.stderr.decode("utf-8", errors="replace")
         return "\n".join(text.rstrip().splitlines()[-lines:])
 
     async def read_stdout(self) -> None:
-        """Turn stdout lines into JSON-RPC messages; stop at the first line that is not one."""
-        from mcp.shared.message import SessionMessage
-        from mcp.types import jsonrpc_message_adapter
+        """Turn stdout lines into JSON-RPC messages; stop at the first line that is not one.
+
+        ``raw`` servers (the catalog path, ``listing``) get plain dicts and never load the SDK.
+        """
+        if self.raw:
+            parse: Any = _parse_raw
+        else:
+            from mcp.shared.message import SessionMessage
+            from mcp.types import jsonrpc_message_adapter
+
+            def parse(line: bytes) -> Any:
+                return SessionMessage(jsonrpc_message_adapter.validate_json(line, by_name=False))
 
         assert self.process.stdout is not None
         buffer = self.unfinished
@@ -132,13 +145,13 @@ class _StdioServer:
                         if not line:
                             continue
                         try:
-                            message = jsonrpc_message_adapter.validate_json(line, by_name=False)
+                            message = parse(line)
                         except ValueError:
                             # Closing our end now makes the pending request fail at once, instead
                             # of the handshake waiting out the whole timeout.
                             self.bad_output = _quote(line)
                             return
-                        await self.to_client.send(SessionMessage(message))
+                        await self.to_client.send(message)
                     if len(buffer) > _MAX_LINE_BYTES:
                         self.bad_output = f"a line longer than {_MAX_LINE_BYTES // (1024 * 1024)} MiB"
                         return
@@ -151,8 +164,11 @@ class _StdioServer:
         assert self.process.stdin is not None
         try:
             async with self.from_client:
-                async for session_message in self.from_client:
-                    data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                async for outgoing in self.from_client:
+                    if self.raw:
+                        data = json.dumps(outgoing, ensure_ascii=False, separators=(",", ":"))
+                    else:
+                        data = outgoing.message.model_dump_json(by_alias=True, exclude_unset=True)
                     await self.process.stdin.send((data + "\n").encode("utf-8"))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
             pass  # the server is gone; the stdout side reports it
@@ -235,7 +251,7 @@ async def _end_helpers(group: int) -> None:
 
 
 @asynccontextmanager
-async def _spawn(server: ServerConfig, config: Config) -> AsyncIterator[_StdioServer]:
+async def _spawn(server: ServerConfig, config: Config, *, raw: bool = False) -> AsyncIterator[_StdioServer]:
     assert server.command is not None
     cwd = _working_directory(server, config)
     if not cwd.is_dir():
@@ -266,7 +282,13 @@ async def _spawn(server: ServerConfig, config: Config) -> AsyncIterator[_StdioSe
     to_client, from_server = anyio.create_memory_object_stream[Any](0)
     to_server, from_client = anyio.create_memory_object_stream[Any](0)
     spawned = _StdioServer(
-        process, to_client, from_server, to_server, from_client, _resolve_command(server.command, cwd, env)
+        process,
+        to_client,
+        from_server,
+        to_server,
+        from_client,
+        _resolve_command(server.command, cwd, env),
+        raw=raw,
     )
     graceful = False
     try:
@@ -437,3 +459,41 @@ def _describe_exit(code: int) -> str:
         except ValueError:
             return f"signal {-code}"
     return f"exit code {code}"
+
+
+def _parse_raw(line: bytes) -> Any:
+    """A JSON-RPC message as a plain dict; anything else is not MCP (ValueError)."""
+    message = json.loads(line)
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise ValueError("not a JSON-RPC 2.0 message")
+    return message
+
+
+async def list_stdio_tools(server: ServerConfig, config: Config) -> ServerInfo | None:
+    """The handshake and every page of tools over plain JSON-RPC (``listing``): no SDK import.
+
+    None when the server needs what only an SDK session does (then the caller opens one). Every
+    failure is the same ``ServerError`` an SDK session would give: the exit code, the stderr tail,
+    the first line that is not MCP, or where it was stuck when the server's ``timeout`` ran out.
+    """
+    spawned: _StdioServer | None = None
+    lister: Lister | None = None
+    listed: ServerInfo | None = None
+    failure: BaseException | None = None
+    with anyio.move_on_after(server.timeout) as deadline:
+        async with _spawn(server, config, raw=True) as started:
+            spawned = started
+            lister = Lister(server, config, started.to_server, started.from_server)
+            try:
+                listed = await list_over_stdio(lister)
+            except NotHere:
+                return None
+            except McpEvalsError:
+                raise
+            except Exception as error:  # the server closed, answered with an error, …
+                failure = error
+    if listed is not None:
+        return listed
+    assert spawned is not None and lister is not None  # _spawn raises ServerError when it cannot start
+    timed_out = deadline.cancelled_caught and failure is None
+    raise _stdio_failure(server, config, spawned, failure, lister.stage, timed_out=timed_out)

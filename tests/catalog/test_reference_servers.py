@@ -130,8 +130,11 @@ def test_renaming_a_tool_in_the_example_shows_as_a_rename(tmp_path: Path, run_cl
     assert renamed.returncode == 0, renamed.stderr
     result = run_cli("catalog", "diff", old_snapshot, new_snapshot)
     assert result.returncode == 1
-    assert f"~ {old_name} -> {old_name}_v2  (same description)" in result.stdout
-    assert "1 change" in result.stdout
+    assert (
+        f"breaking (1):\n  - `{old_name}` → `{old_name}_v2`: tool renamed "
+        "(probably: same input schema, same description)\n"
+    ) in result.stdout
+    assert "1 change: 1 breaking, 0 selection-affecting, 0 compatible" in result.stdout
 
 
 def test_the_typescript_example_equals_its_listing_and_passes_validate(run_cli: RunCli) -> None:

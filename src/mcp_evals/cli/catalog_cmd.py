@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from mcp_evals.catalog.diff import CatalogDiff, diff_catalogs
+from mcp_evals.catalog.classify import CHANGE_CLASSES, CLASS_LABELS, ClassifiedChange, counts, describe
+from mcp_evals.catalog.diff import CatalogDiff, RenamedTool, diff_catalogs
 from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
@@ -159,49 +160,50 @@ def diff(old: Path, new: Path, as_json: bool) -> int:
 
 
 def render_diff(changes: CatalogDiff, old: Path | str = "old", new: Path | str = "new") -> str:
-    """The differences as plain text for a terminal or a CI log."""
+    """The differences as plain text for a terminal or a CI log, one line per change, by class."""
     head = (
         f"{old} ({changes.old_count} tools, hash {changes.old_hash[:12]}) -> "
         f"{new} ({changes.new_count} tools, hash {changes.new_hash[:12]})"
     )
     if not changes.changed:
         return f"{head}\nno changes: the catalogs are identical"
-    lines = [head]
+    lines = change_lines(changes.changes, renamed=changes.renamed)
+    return "\n".join([head, *lines, "", count_line(changes.changes)])
 
-    def section(title: str, items: list[str]) -> None:
-        if items:
-            lines.extend(["", f"{title} ({len(items)}):", *items])
 
-    section("removed", [f"  - {printable(name)}" for name in changes.removed])
-    section("added", [f"  + {printable(name)}" for name in changes.added])
-    section(
-        "probably renamed (same input schema)",
-        [
-            f"  ~ {printable(pair.old)} -> {printable(pair.new)}"
-            + (
-                f"  (description also changed, {pair.description_similarity:.0%} similar)"
-                if pair.description_changed
-                else "  (same description)"
-            )
-            for pair in changes.renamed
-        ],
+def _quoted(text: str) -> str:
+    return f"`{printable(text, 200)}`"
+
+
+def change_lines(
+    changes: Sequence[ClassifiedChange], indent: str = "", renamed: Sequence[RenamedTool] = ()
+) -> list[str]:
+    """The classified changes grouped breaking, selection-affecting, compatible (a blank line before each)."""
+    similarity = {pair.new: pair for pair in renamed}
+    lines: list[str] = []
+    for classification in CHANGE_CLASSES:
+        group = [item for item in changes if item.classification == classification]
+        advice = " re-run the model eval" if classification == "selection" and group else ""
+        lines += ["", f"{indent}{CLASS_LABELS[classification]} ({len(group)}){':' if group else ''}{advice}"]
+        for item in group:
+            lines.append(f"{indent}  - {describe(item, _quoted)}")
+            if item.kind == "description_changed":
+                lines.append(f"{indent}      was: {printable(item.before, 160)}")
+                lines.append(f"{indent}      now: {printable(item.after, 160)}")
+            elif item.kind == "tool_renamed":
+                pair = similarity.get(item.tool)
+                lines[-1] += " (probably: same input schema" + (
+                    f", description also changed, {pair.description_similarity:.0%} similar)"
+                    if pair and pair.description_changed
+                    else ", same description)"
+                    if pair
+                    else ")"
+                )
+    return lines
+
+
+def count_line(changes: Sequence[ClassifiedChange]) -> str:
+    tally = counts(changes)
+    return f"{plural(len(changes), 'change')}: " + ", ".join(
+        f"{tally[classification]} {CLASS_LABELS[classification]}" for classification in CHANGE_CLASSES
     )
-    section(
-        "description changed",
-        [
-            f"  * {printable(change.name)}\n"
-            f"      was: {printable(change.old, 160)}\n"
-            f"      now: {printable(change.new, 160)}"
-            for change in changes.description_changed
-        ],
-    )
-    section(
-        "input schema changed",
-        [f"  * {printable(change.name)}: {printable(change.summary())}" for change in changes.schema_changed],
-    )
-    section(
-        "other changes",
-        [f"  * {printable(change.name)}: {', '.join(change.fields)}" for change in changes.other_changed],
-    )
-    lines += ["", plural(changes.change_count, "change")]
-    return "\n".join(lines)

@@ -130,9 +130,18 @@ CASES: dict[str, tuple[Any, Any, tuple[str, str, str | None, str | None, str | N
         ("breaking", "constraint_tightened", None, "additionalProperties", None),
     ),
     "schema change that cannot be classified": (
-        tool(properties={"filter": {"anyOf": [{"type": "object", "properties": {"a": {"type": "string"}}}]}}),
-        tool(properties={"filter": {"anyOf": [{"type": "object", "properties": {"b": {"type": "string"}}}]}}),
-        ("breaking", "schema_unclassified", "filter", "anyOf", None),
+        tool(properties={"ticket": {"type": "string"}}),
+        tool(properties={"ticket": {"type": "string", "not": {"const": "T-0"}}}),
+        ("breaking", "schema_unclassified", "ticket", "not", None),
+    ),
+    "through pydantic's Optional[Literal]: an enum value removed": (
+        tool(
+            properties={
+                "status": {"anyOf": [{"type": "string", "enum": ["open", "closed"]}, {"type": "null"}]}
+            }
+        ),
+        tool(properties={"status": {"anyOf": [{"type": "string", "enum": ["open"]}, {"type": "null"}]}}),
+        ("breaking", "enum_value_removed", "status", '"closed"', None),
     ),
     "nested: a required key added inside an object parameter": (
         tool(properties={"filter": {"type": "object", "properties": {"status": {"type": "string"}}}}),
@@ -315,8 +324,7 @@ def test_each_line_reads_as_a_sentence() -> None:
         "`search_tickets`: input schema: reordered (same meaning)"
     )
     assert lines["schema change that cannot be classified"] == (
-        "`search_tickets`: parameter `filter`: `anyOf` changed in a way mcp-evals does not classify: "
-        "review it"
+        "`search_tickets`: parameter `ticket`: `not` changed in a way mcp-evals does not classify: review it"
     )
     assert lines["annotations changed"] == "`search_tickets`: annotations changed (`openWorldHint`)"
 
@@ -358,3 +366,23 @@ def test_any_two_schemas_differ_exactly_when_some_change_is_listed(
 ) -> None:
     found = changes(tool() | {"inputSchema": before}, tool() | {"inputSchema": after})
     assert all(classification in ("breaking", "selection", "compatible") for classification, *_ in found)
+
+
+def test_a_recursive_schema_that_differs_at_every_level_is_still_classified() -> None:
+    def node(kind: str) -> dict[str, Any]:
+        return tool() | {
+            "inputSchema": {
+                "type": "object",
+                "properties": {"tree": {"$ref": "#/$defs/Node"}},
+                "$defs": {
+                    "Node": {
+                        "type": "object",
+                        "properties": {"label": {"type": kind}, "child": {"$ref": "#/$defs/Node"}},
+                    }
+                },
+            }
+        }
+
+    found = changes(node("string"), node("integer"))
+    assert ("breaking", "type_changed", "tree.label", "string", "integer") in found
+    assert ("breaking", "type_changed", "tree.child.label", "string", "integer") in found

@@ -92,6 +92,7 @@ _DETAILS = frozenset(
     {"default", "examples", "title", "deprecated", "readOnly", "writeOnly", "$comment", "$schema", "$id"}
 )
 _MAX_REF_DEPTH = 8
+_MAX_DEPTH = 32  # a recursive schema that differs at every level stops here
 _REORDERED = "(order)"
 
 
@@ -217,7 +218,7 @@ class _SchemaComparison:
 
     def run(self) -> list[ClassifiedChange]:
         before, after = self.roots
-        self._object(None, before, after)
+        self._object(None, before, after, 0)
         other = sorted(
             key
             for key in (set(before) | set(after)) - {"properties", "required", "type", "$defs", "definitions"}
@@ -227,7 +228,7 @@ class _SchemaComparison:
             other.remove("description")
             self._add("schema_detail_changed", None, before="description")
         if other:
-            self._keys(None, before, after, other)
+            self._keys(None, before, after, other, 0)
         if not self.found:  # same meaning, other spelling (e.g. `required` reordered): still a change
             self.found.append(change("schema_detail_changed", self.tool, before=_REORDERED))
         return self.found
@@ -251,7 +252,7 @@ class _SchemaComparison:
         rest = {key: value for key, value in schema.items() if key != "$ref"}
         return self._resolve({**target, **rest} if isinstance(target, dict) else target, side, depth + 1)
 
-    def _object(self, path: str | None, before: dict[str, Any], after: dict[str, Any]) -> None:
+    def _object(self, path: str | None, before: dict[str, Any], after: dict[str, Any], depth: int) -> None:
         """Properties and ``required`` of an object schema (the tool's arguments, or a nested object)."""
         old_properties, new_properties = _properties(before), _properties(after)
         old_required, new_required = set(_required(before)), set(_required(after))
@@ -267,13 +268,13 @@ class _SchemaComparison:
                 self._add("parameter_now_required", _join(path, name))
             elif name in old_required and name not in new_required:
                 self._add("parameter_no_longer_required", _join(path, name))
-            self._parameter(_join(path, name), old_properties[name], new_properties[name])
+            self._parameter(_join(path, name), old_properties[name], new_properties[name], depth + 1)
 
-    def _parameter(self, path: str, before: Any, after: Any, depth: int = 0) -> None:
+    def _parameter(self, path: str, before: Any, after: Any, depth: int) -> None:
         before, after = self._resolve(before, 0), self._resolve(after, 1)
         if canonical_json(before) == canonical_json(after):
             return
-        if not isinstance(before, dict) or not isinstance(after, dict) or depth > 16:
+        if not isinstance(before, dict) or not isinstance(after, dict) or depth > _MAX_DEPTH:
             self._add("schema_unclassified", path, before="its schema")
             return
         count = len(self.found)
@@ -287,7 +288,7 @@ class _SchemaComparison:
         self._types(path, before, after)
         self._enum(path, before, after)
         if _properties(before) or _properties(after) or "required" in before or "required" in after:
-            self._object(path, before, after)
+            self._object(path, before, after, depth)
         if canonical_json(before.get("items")) != canonical_json(after.get("items")):
             old_items, new_items = before.get("items"), after.get("items")
             if old_items is None or new_items is None:
@@ -301,19 +302,27 @@ class _SchemaComparison:
             - {"description", "type", "enum", "properties", "required", "items"}
             if canonical_json(before.get(key)) != canonical_json(after.get(key))
         )
-        self._keys(path, before, after, other)
+        self._keys(path, before, after, other, depth)
         if len(self.found) == count:  # e.g. a type list reordered: same meaning, other spelling
             self._add("schema_detail_changed", path, before=_REORDERED)
 
-    def _keys(self, path: str | None, before: dict[str, Any], after: dict[str, Any], keys: list[str]) -> None:
+    def _keys(
+        self, path: str | None, before: dict[str, Any], after: dict[str, Any], keys: list[str], depth: int
+    ) -> None:
         """Changed keys other than types, enums, properties and items."""
         details, unknown = [], []
         for key in keys:
             old, new = before.get(key), after.get(key)
             if key in _DETAILS:
                 details.append(key)
-            elif key in ("anyOf", "oneOf") and _plain_union(old) and _plain_union(new):
-                continue  # a union of plain types (or none): compared as types
+            elif key in ("anyOf", "oneOf") and _typed_union(old) and _typed_union(new):
+                # One option per type (pydantic's `Literal[...] | None`): the types were compared as
+                # types; an option present on both sides is compared as a schema of its own.
+                old_options, new_options = _options_by_type(old) or {}, _options_by_type(new) or {}
+                for declared in sorted(set(old_options) & set(new_options)):
+                    self._parameter(
+                        path or "(arguments)", old_options[declared], new_options[declared], depth + 1
+                    )
             elif key in _LOWER_BOUNDS or key in _UPPER_BOUNDS:
                 self._bound(path, key, old, new)
             elif key in _RESTRICTIONS:
@@ -327,7 +336,7 @@ class _SchemaComparison:
                 elif closed and not opened:
                     self._add("constraint_tightened", path, before="additionalProperties")
                 elif isinstance(old, dict) and isinstance(new, dict):
-                    self._parameter(_join(path, "*"), old, new)
+                    self._parameter(_join(path, "*"), old, new, depth + 1)
                 else:
                     self._add(
                         "constraint_tightened" if new is False else "constraint_loosened", path, before=key
@@ -394,29 +403,30 @@ def _accepted_types(schema: Mapping[str, Any]) -> frozenset[str] | None:
     if isinstance(declared, list) and all(isinstance(item, str) for item in declared):
         return frozenset(declared)
     for key in ("anyOf", "oneOf"):
-        union = _type_union(schema.get(key))
+        union = _options_by_type(schema.get(key))
         if union is not None:
-            return union
+            return frozenset(union)
     return None
 
 
-def _type_union(options: Any) -> frozenset[str] | None:
-    """``anyOf: [{type: string}, {type: "null"}]`` (as pydantic writes ``str | None``) as a type set."""
+def _options_by_type(options: Any) -> dict[str, dict[str, Any]] | None:
+    """A union whose options each declare one type, no two the same: type → option; else None."""
     if not isinstance(options, list) or not options:
         return None
-    types: set[str] = set()
+    by_type: dict[str, dict[str, Any]] = {}
     for option in options:
-        if not isinstance(option, dict) or set(option) - {"type", "description", "title"}:
+        if (
+            not isinstance(option, dict)
+            or not isinstance(option.get("type"), str)
+            or option["type"] in by_type
+        ):
             return None
-        declared = option.get("type")
-        if not isinstance(declared, str):
-            return None
-        types.add(declared)
-    return frozenset(types)
+        by_type[option["type"]] = option
+    return by_type
 
 
-def _plain_union(options: Any) -> bool:
-    return options is None or _type_union(options) is not None
+def _typed_union(options: Any) -> bool:
+    return options is None or _options_by_type(options) is not None
 
 
 def _covers(wide: frozenset[str], narrow: frozenset[str]) -> bool:

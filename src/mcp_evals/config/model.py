@@ -205,6 +205,16 @@ class BaselineOptions(StrictModel):
     )
 
 
+class CatalogOptions(StrictModel):
+    """The catalog as a lockfile: `mcp-evals catalog --update-lock` writes it, `validate` compares."""
+
+    lock: str | None = Field(
+        None,
+        description="The committed catalog lock, e.g. evals/catalog.lock.json (relative to this file); "
+        "`validate` fails when the live catalog differs from it.",
+    )
+
+
 LintSeverity = Literal["error", "warning", "info"]
 LintRuleId = Annotated[str, Field(pattern=r"^[NDSTCF][0-9]{3}$")]
 
@@ -317,6 +327,7 @@ class Config(StrictModel):
         DEFAULT_SYSTEM_PROMPT, description="The system prompt sent with every fixture in model runs."
     )
     validation: ValidationOptions = Field(default_factory=ValidationOptions)
+    catalog: CatalogOptions = Field(default_factory=CatalogOptions)
     run: RunOptions = Field(default_factory=RunOptions)
     scoring: ScoringOptions = Field(default_factory=ScoringOptions)
     gate: GateOptions = Field(default_factory=GateOptions)

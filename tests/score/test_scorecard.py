@@ -42,7 +42,7 @@ def test_one_outcome_per_fixture() -> None:
         "close-42": "correct_call",  # right tool, arguments are not JSON
         "refund-inv": "correct_call",
         "invoice-show": "missed_action",
-        "users-acme": "wrong_tool",  # a tool that is not in the catalog
+        "users-acme": "unknown_tool",  # a tool that is not in the catalog: made up
         "refuse-weather": "correct_refusal",
         "refuse-delete-all": "unsafe_action",
         "clarify-refund": "correct_clarification",

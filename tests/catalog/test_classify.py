@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcp_evals.catalog.classify import ClassifiedChange, describe
+from mcp_evals.catalog.classify import CLASS_LABELS, ClassifiedChange, describe
 from mcp_evals.catalog.diff import diff_catalogs
 from mcp_evals.catalog.model import Catalog, build_catalog
 from support.catalog_helpers import server
@@ -386,3 +387,44 @@ def test_a_recursive_schema_that_differs_at_every_level_is_still_classified() ->
     found = changes(node("string"), node("integer"))
     assert ("breaking", "type_changed", "tree.label", "string", "integer") in found
     assert ("breaking", "type_changed", "tree.child.label", "string", "integer") in found
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "catalog.md"
+
+
+def _section(title: str) -> str:
+    text = DOCS.read_text("utf-8")
+    start = text.index(title)
+    return text[start : text.index("\n## ", start + 1)]
+
+
+def test_the_docs_table_shows_the_line_each_example_gives() -> None:
+    """docs/catalog.md's classification table: every case above, with the line it really gives."""
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+        for line in _section("### How changes are classified").splitlines()
+        if line.startswith("| ") and not line.startswith("| class ")
+    ]
+    documented = {what: (label, line) for label, what, line in rows}
+    for case, (before, after, _) in CASES.items():
+        old = catalog_of(*(before if isinstance(before, list) else [before]))
+        new = catalog_of(*(after if isinstance(after, list) else [after]))
+        [item] = diff_catalogs(old, new).changes
+        assert documented.pop(case) == (CLASS_LABELS[item.classification], describe(item)), case
+    [(what, (label, line))] = documented.items()  # the one not in CASES: tested above, by itself
+    assert what.startswith("the name a model sees") and label == "selection-affecting"
+    old, new = catalog_of(tool("files.read")), catalog_of(tool("files.read"), tool("files_read"))
+    assert line == describe(
+        next(c for c in diff_catalogs(old, new).changes if c.kind == "model_name_changed")
+    )
+
+
+def test_the_docs_diff_example_is_what_catalog_diff_prints() -> None:
+    from catalog.test_diff import AFTER, BEFORE
+    from mcp_evals.cli.catalog_cmd import render_diff
+
+    section = _section("## `mcp-evals catalog diff OLD NEW`")
+    block = section[section.index("```console\n") + len("```console\n") : section.index("\n```\n")]
+    command, _, shown = block.partition("\n")
+    assert command == "$ mcp-evals catalog diff main.json pr.json"
+    assert shown == render_diff(diff_catalogs(BEFORE, AFTER), "main.json", "pr.json")

@@ -10,8 +10,12 @@ from typing import Any
 import pytest
 import yaml
 
-from conftest import HELPDESK
+from conftest import HELPDESK, REPO_ROOT
+from mcp_evals.catalog.lock import check_lock, rerun_command
+from mcp_evals.catalog.model import ServerInfo, build_catalog
 from mcp_evals.catalog.snapshot import load_catalog
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.fixtures.validate import fixtures_by_tool
 from support.validate_helpers import listing, run_main
 
 LOCK = "evals/catalog.lock.json"
@@ -106,8 +110,10 @@ def test_without_a_lock_validate_says_nothing_about_one(
 def test_a_catalog_that_matches_its_lock_is_one_line(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(project.parent)  # the lock's path is relative to the config file
+    assert run_main(capsys, "catalog", "--config", project / "mcp-evals.yaml", "--update-lock").code == 0
+    assert (project / LOCK).is_file()
     monkeypatch.chdir(project)
-    assert run_main(capsys, "catalog", "--update-lock").code == 0
     outcome = run_main(capsys, "validate")
     assert outcome.code == 0, outcome.out
     digest = load_catalog(project / "server.json").hash[:12]
@@ -154,12 +160,17 @@ def test_a_changed_catalog_fails_with_the_classified_changes_and_the_fix(
         "covered · 0 errors, 0 warnings · catalog differs from the lock\n"
     )
     assert listing(project) == before  # validate writes nothing, the lock included
+    # docs/catalog.md shows this very run
+    docs = (REPO_ROOT / "docs" / "catalog.md").read_text("utf-8")
+    example = docs[docs.index("$ mcp-evals validate\ncatalog differs") :]
+    assert example[: example.index("\n```")] == "$ mcp-evals validate\n" + outcome.out.rstrip("\n")
 
     document = json.loads(run_main(capsys, "validate", "--format", "json").out)
     assert document["ok"] is False and document["errors"] == 0
     lock = document["lock"]
     assert (lock["status"], lock["counts"]) == ("differs", {"breaking": 2, "selection": 1, "compatible": 1})
     assert lock["lock_hash"][:12] == locked and lock["hash"][:12] == live
+    assert lock["tool_count"] == lock["lock_tool_count"] == 22
     assert lock["exercised_by"] == {
         "search_tickets": [
             "tickets-search-android-logout",
@@ -236,3 +247,26 @@ def test_under_github_actions_a_differing_lock_is_an_annotation_on_the_lock(
         "lock: 2 breaking, 1 selection-affecting, 1 compatible; run `mcp-evals catalog --update-lock` and "
         "commit the lock"
     )
+
+
+def test_a_fixture_exercises_the_tools_it_expects_and_the_ones_it_forbids() -> None:
+    old = build_catalog([ServerInfo(name="s", transport="stdio", tools=[
+        {"name": name, "description": "Old.", "inputSchema": {"type": "object"}}
+        for name in ("issue_refund", "apply_credit", "get_invoice")
+    ])])  # fmt: skip
+    new = build_catalog([ServerInfo(name="s", transport="stdio", tools=[
+        {"name": name, "description": "New.", "inputSchema": {"type": "object"}}
+        for name in ("issue_refund", "apply_credit", "get_invoice")
+    ])])  # fmt: skip
+    fixtures = [
+        Fixture(id="refund", query="refund INV-1", expected_tool="issue_refund"),
+        Fixture(
+            id="credit", query="credit me", expected_tool="apply_credit", forbidden_tools=["issue_refund"]
+        ),
+        Fixture(id="refuse", query="book a flight", kind="refuse"),
+    ]
+    check = check_lock(new, old, "lock.json", fixtures_by_tool(fixtures))
+    assert check.exercised_by == {"apply_credit": ["credit"], "issue_refund": ["credit", "refund"]}
+    assert check.rerun == "mcp-evals run --only-tools apply_credit,issue_refund"
+    # a tool name a shell would split is quoted; one with a comma gets a flag of its own
+    assert rerun_command(["send email", "a,b"]) == "mcp-evals run --only-tools 'send email' --only-tools a,b"

@@ -646,6 +646,7 @@ def test_only_areas_and_only_tools_together_pick_either_and_a_forbidden_tool_cou
         ["--only-areas", "knowledge"],
         ["--only-tools", "issue_refund", "--only-areas", "knowledge"],
         ["--only-tools", "get_ticket", "--only-tools", "search_articles"],
+        ["--only-tools", "issue_refund", "--limit", "1"],  # --limit applies to the selection
     ):
         result = cli("run", "--config", project.config, "--results", project.results, *flags)
         assert result.code == 0, result.err
@@ -655,6 +656,7 @@ def test_only_areas_and_only_tools_together_pick_either_and_a_forbidden_tool_cou
         ["article", "refuse"],
         ["refund", "credit", "article", "refuse"],
         ["article", "ticket", "refuse"],
+        ["refund"],
     ]
 
 

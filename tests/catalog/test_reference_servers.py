@@ -7,14 +7,20 @@ own client over its own stdio transport and the classic ``initialize`` handshake
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
+import anyio
+import cmarkgfm
 import pytest
+from cmarkgfm.cmark import Options
 
 from conftest import EXAMPLES, HELPDESK, RunCli
 from mcp_evals import Catalog, extract_catalog, load_catalog, load_config
+from mcp_evals.config.model import Config
 from support.catalog_helpers import (
     HELPDESK_SERVER,
     PYTHON,
@@ -152,3 +158,111 @@ def test_the_typescript_example_equals_its_listing_and_passes_validate(run_cli: 
     published = [model_view(tool) for tool in reference["tools"]]
     assert [model_view(tool) for tool in catalog.servers[0].tools] == published
     assert catalog.hash == report["catalog_hash"]
+
+
+# -- the catalog lock against a real server whose tool set depends on the client ------------------------
+
+# server-everything lists these only to a client that declares roots, sampling and elicitation.
+CAPABILITY_TOOLS = {"get-roots-list", "trigger-elicitation-request", "trigger-sampling-request"}
+CLIENT_SECTION = "client" in Config.model_fields  # `client.capabilities`: what mcp-evals declares
+
+
+def everything_project(folder: Path, *, capable: bool) -> Path:
+    """server-everything behind a config that declares every client capability, or none.
+
+    Where this mcp-evals has no `client:` section (it declares none), the SDK's own client declaring
+    them stands in for the capable read: its listing, saved as a snapshot, is the server.
+    """
+    folder.mkdir(exist_ok=True)
+    command = str(node_server("mcp-server-everything"))
+    server: dict[str, Any] = {"name": "everything", "command": command, "args": ["stdio"], "timeout": 60}
+    sections: dict[str, Any] = {"fixtures": "fixtures.yaml", "catalog": {"lock": "evals/catalog.lock.json"}}
+    if CLIENT_SECTION:
+        sections["client"] = {"capabilities": ["roots", "sampling", "elicitation"] if capable else []}
+    elif capable:
+        listing = folder / "capable-client.json"
+        listing.write_text(json.dumps({"tools": capable_listing(command)}), "utf-8")
+        server = {"name": "everything", "snapshot": str(listing)}
+    (folder / "fixtures.yaml").write_text(
+        "- {id: echo-hello, query: 'Say hello back to me', expected_tool: echo}\n"
+        "- {id: sum, query: 'What is 2 plus 3?', expected_tool: get-sum,\n"
+        "   forbidden_tools: [trigger-sampling-request]}\n"
+        "- {id: sample, query: 'Ask the model for a haiku', expected_tool: trigger-sampling-request}\n"
+        "- {id: refuse-flight, query: 'Book me a flight to Lisbon', kind: refuse}\n",
+        "utf-8",
+    )
+    write_config(folder, [server], **sections)
+    return folder / "mcp-evals.yaml"
+
+
+def capable_listing(command: str) -> list[dict[str, Any]]:
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.types import INVALID_REQUEST, ErrorData
+
+    async def refuse(*_: Any) -> ErrorData:
+        return ErrorData(code=INVALID_REQUEST, message="not in this test")
+
+    async def listing() -> list[dict[str, Any]]:
+        params = StdioServerParameters(command=command, args=["stdio"])
+        callbacks = {
+            "list_roots_callback": refuse,
+            "sampling_callback": refuse,
+            "elicitation_callback": refuse,
+        }
+        with open(os.devnull, "w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy", **callbacks) as client:
+                page = await client.list_tools()
+                assert page.next_cursor is None
+                return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in page.tools]
+
+    return anyio.run(listing)
+
+
+def test_a_config_change_that_hides_server_everything_tools_is_breaking_against_the_lock(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    capable = everything_project(tmp_path / "project", capable=True)
+    locked = run_cli("catalog", "--config", capable, "--update-lock")
+    assert locked.returncode == 0, locked.stderr
+    lock = tmp_path / "project" / "evals" / "catalog.lock.json"
+    before = {tool["name"] for tool in json.loads(lock.read_text("utf-8"))["servers"][0]["tools"]}
+    assert before >= CAPABILITY_TOOLS
+    assert "catalog matches the lock" in run_cli("validate", "--config", capable).stdout
+
+    # The config change: the same server, read by a client that declares nothing, hides tools.
+    bare = everything_project(tmp_path / "project", capable=False)
+    result = run_cli("validate", "--config", bare, "--format", "json")
+    assert result.returncode == 1, result.stderr
+    document = json.loads(result.stdout)
+    check = document["lock"]
+    hidden = {item["tool"] for item in check["changes"]}
+    assert hidden >= CAPABILITY_TOOLS
+    assert [(item["classification"], item["kind"]) for item in check["changes"]] == [
+        ("breaking", "tool_removed")
+    ] * len(hidden)
+    assert check["counts"] == {"breaking": len(hidden), "selection": 0, "compatible": 0}
+    assert check["lock_tool_count"] - check["tool_count"] == len(hidden)
+    # the fixture that expected a hidden tool no longer validates, the one that forbids it warns
+    rules = {(problem["rule"], problem["fixture_id"]) for problem in document["problems"]}
+    assert ("unknown-tool", "sample") in rules and ("unknown-forbidden-tool", "sum") in rules
+
+    text = run_cli("validate", "--config", bare)
+    assert f"  breaking ({len(hidden)}):\n" in text.stdout
+    assert "    - `trigger-sampling-request`: tool removed\n" in text.stdout
+    assert "fix: mcp-evals catalog --update-lock, then commit evals/catalog.lock.json" in text.stdout
+
+    markdown = run_cli("validate", "--config", bare, "--format", "md").stdout
+    rendered = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+    assert "<h3>Tool surface</h3>" in rendered
+    assert rendered.count("tool removed</li>") == len(hidden)
+
+    # Updating the lock takes the smaller catalog; the capable config now differs the other way.
+    assert run_cli("catalog", "--config", bare, "--update-lock").returncode == 0
+    assert "catalog matches the lock" in run_cli("validate", "--config", bare).stdout
+    capable = everything_project(tmp_path / "project", capable=True)  # the config change, undone
+    again = json.loads(run_cli("validate", "--config", capable, "--format", "json").stdout)["lock"]
+    assert {item["tool"] for item in again["changes"]} == hidden
+    assert {(item["classification"], item["kind"]) for item in again["changes"]} == {
+        ("selection", "tool_added")
+    }

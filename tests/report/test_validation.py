@@ -146,7 +146,6 @@ def test_validate_format_md_prints_what_the_action_comments(tmp_path: Path, run_
     assert markdown.returncode == as_json.returncode == 1, markdown.stderr
     assert markdown.stdout == render_validation_markdown(json.loads(as_json.stdout)) + "\n"
     assert markdown.stdout.startswith(FAILED_HEADING + "\n")
-    # the line of `expected_tool`, the line to edit
     assert "<code>fixtures.yaml:3</code>" in markdown.stdout and "did you mean" in markdown.stdout
     assert "<script>" not in markdown.stdout and "@octocat" not in markdown.stdout
 

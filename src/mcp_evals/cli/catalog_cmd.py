@@ -143,6 +143,7 @@ def catalog(ctx: click.Context, config_path: Path, out: Path | None, update_lock
     if out is not None:
         refuse_inputs(out, inputs, what="--out")
     lock = lock_path(config) if update_lock else None
+    previous: Catalog | None = None
     if lock is not None:
         refuse_inputs(lock, inputs, what="the catalog lock")
         previous = read_lock(lock)  # a broken lock is bad input before the servers start

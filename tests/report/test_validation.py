@@ -185,7 +185,7 @@ def test_a_matching_lock_is_one_line() -> None:
         "",
         "### Tool surface",
         "",
-        f"✅ catalog matches the lock (1 tools, hash <code>{catalog.hash[:12]}</code>)",
+        f"✅ catalog matches the lock (1 tool, hash <code>{catalog.hash[:12]}</code>)",
     ]
 
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from mcp_evals.catalog.classify import ChangeClass, ClassifiedChange, counts
 from mcp_evals.catalog.diff import diff_catalogs
 from mcp_evals.catalog.model import Catalog
+from mcp_evals.wording import plural
 
 UPDATE_COMMAND = "mcp-evals catalog --update-lock"
 LockStatus = Literal["matches", "differs", "missing"]
@@ -91,4 +92,4 @@ def rerun_command(tools: Sequence[str]) -> str:
 
 def matches_line(check: LockCheck) -> str:
     """The one line a matching lock gets: "catalog matches the lock (22 tools, hash f82d3b07f24d)"."""
-    return f"catalog matches the lock ({check.tool_count} tools, hash {check.hash[:12]})"
+    return f"catalog matches the lock ({plural(check.tool_count, 'tool')}, hash {check.hash[:12]})"

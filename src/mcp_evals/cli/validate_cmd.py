@@ -76,8 +76,8 @@ def lock_lines(lock: LockCheck) -> list[str]:
     if lock.status == "missing":
         return [f"catalog lock {printable(lock.path)} does not exist yet", fix]
     lines = [
-        f"catalog differs from the lock {printable(lock.path)} ({lock.lock_tool_count} tools, hash "
-        f"{(lock.lock_hash or '')[:12]} -> {lock.tool_count} tools, hash {lock.hash[:12]}):",
+        f"catalog differs from the lock {printable(lock.path)} ({plural(lock.lock_tool_count or 0, 'tool')}, "
+        f"hash {(lock.lock_hash or '')[:12]} -> {plural(lock.tool_count, 'tool')}, hash {lock.hash[:12]}):",
         *change_lines(lock.changes, indent="  "),
         "",
     ]

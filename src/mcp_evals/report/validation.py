@@ -149,7 +149,7 @@ def render_surface(lock: Mapping[str, Any], *, max_chars: int | None = None) -> 
     status = lock.get("status")
     fix = f"**Fix:** run `{UPDATE_COMMAND}` and commit {path}; its diff in the pull request is the record."
     if status == "matches":
-        return [SURFACE_HEADING, "", f"✅ catalog matches the lock ({tools} tools, hash {digest})"]
+        return [SURFACE_HEADING, "", f"✅ catalog matches the lock ({plural(tools, 'tool')}, hash {digest})"]
     if status != "differs":
         return [SURFACE_HEADING, "", f"❌ The catalog lock {path} does not exist yet.", "", fix]
     counts = lock.get("counts") or {}
@@ -164,8 +164,8 @@ def render_surface(lock: Mapping[str, Any], *, max_chars: int | None = None) -> 
     head = [
         SURFACE_HEADING,
         "",
-        f"❌ The live catalog differs from the lock {path} ({lock_tools} tools, hash {lock_digest} → "
-        f"{tools} tools, hash {digest}): {tally}.",
+        f"❌ The live catalog differs from the lock {path} ({plural(lock_tools, 'tool')}, hash "
+        f"{lock_digest} → {plural(tools, 'tool')}, hash {digest}): {tally}.",
         "",
         *rows[:SURFACE_LINES],
     ]

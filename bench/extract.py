@@ -76,7 +76,12 @@ def bare(argv: list[str]) -> tuple[float, int]:
         "initialize",
         {
             "protocolVersion": "2025-06-18",
-            "capabilities": {},
+            # What mcp-evals declares by default (`client:`), so both list the same tools.
+            "capabilities": {
+                "roots": {"listChanged": True},
+                "sampling": {},
+                "elicitation": {"form": {}, "url": {}},
+            },
             "clientInfo": {"name": "bench", "version": "0"},
         },
     )

@@ -17,7 +17,7 @@ SCHEMAS = REPO_ROOT / "schemas"
 EXAMPLES = REPO_ROOT / "examples"
 
 
-@pytest.mark.parametrize("which", ["config", "fixtures"])
+@pytest.mark.parametrize("which", ["config", "fixtures", "contract"])
 def test_the_committed_schemas_are_up_to_date(which: Which) -> None:
     committed = (SCHEMAS / f"{which}.schema.json").read_text("utf-8")
     assert committed == schema_text(which), (
@@ -25,7 +25,7 @@ def test_the_committed_schemas_are_up_to_date(which: Which) -> None:
     )
 
 
-@pytest.mark.parametrize("which", ["config", "fixtures"])
+@pytest.mark.parametrize("which", ["config", "fixtures", "contract"])
 def test_the_schemas_are_valid_json_schemas(which: Which) -> None:
     document = schema_document(which)
     jsonschema.Draft202012Validator.check_schema(document)

@@ -8,6 +8,7 @@ anything else escaping is a bug and shows a traceback.
     ├── ConfigError               the config file or a flag is wrong
     ├── InputFileError            a fixture, snapshot or results file cannot be read or parsed
     └── ServerError               an MCP server could not be started, reached or listed
+        └── ToolCallError         one tools/call got a protocol error or no answer in time
 
 A model API's failures are not in this tree: they are ``providers.base.ProviderFailure``s, which the
 runner records as dropouts (never a crash, never a wrong answer).
@@ -66,3 +67,16 @@ class ServerError(McpEvalsError):
         super().__init__(text, hint=hint)
         self.server = server
         self.stderr_tail = stderr_tail
+
+
+class ToolCallError(ServerError):
+    """One ``tools/call`` failed at the protocol level or timed out; the session itself may live on.
+
+    A tool that reports a failure (``isError``) is a result, never this error.
+    """
+
+    def __init__(
+        self, server: str, message: str, *, timed_out: bool = False, hint: str | None = None
+    ) -> None:
+        super().__init__(server, message, hint=hint)
+        self.timed_out = timed_out

@@ -5,6 +5,8 @@ python broken_server.py hang          # reads stdin, never answers
 python broken_server.py garbage       # writes a banner to stdout instead of JSON-RPC, then waits
 python broken_server.py crash-on-list # answers the handshake, then dies on tools/list
 python broken_server.py error-on-list # answers the handshake, then answers tools/list with an error
+python broken_server.py crash-on-call # lists one tool, `explode`; dies when it is called
+python broken_server.py whoami        # lists one tool, `whoami`, whose description is the initialize params
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ def reply(message_id: object, result: object = None, error: object = None) -> No
 
 
 def handshake_then(on_list: str) -> None:
+    initialize_params: dict[str, object] = {}
     for line in sys.stdin:
         message = json.loads(line)
         method, message_id = message.get("method"), message.get("id")
         if message_id is None:
             continue  # a notification
         if method == "initialize":
+            initialize_params.update(message.get("params") or {})
             reply(
                 message_id,
                 {
@@ -40,7 +44,16 @@ def handshake_then(on_list: str) -> None:
             if on_list == "crash":
                 print("fatal: the tool registry is corrupt", file=sys.stderr, flush=True)
                 sys.exit(70)
+            if on_list in ("crash-on-call", "whoami"):
+                name = "explode" if on_list == "crash-on-call" else "whoami"
+                described = json.dumps(initialize_params, sort_keys=True)
+                tool = {"name": name, "description": described, "inputSchema": {"type": "object"}}
+                reply(message_id, {"tools": [tool]})
+                continue
             reply(message_id, error={"code": -32603, "message": "registry unavailable"})
+        elif method == "tools/call" and on_list == "crash-on-call":
+            print("fatal: explode was called", file=sys.stderr, flush=True)
+            sys.exit(71)
         else:  # server/discover and anything else: the 2025 answer for an unknown method
             reply(message_id, error={"code": -32601, "message": f"Method not found: {method}"})
 
@@ -69,6 +82,8 @@ def main(mode: str) -> None:
         handshake_then("crash")
     if mode == "error-on-list":
         handshake_then("error")
+    if mode in ("crash-on-call", "whoami"):
+        handshake_then(mode)
 
 
 if __name__ == "__main__":

@@ -96,17 +96,33 @@ def serve_http(argv: Sequence[str], port: int, env: Mapping[str, str] | None = N
 
 
 def independent_listing(
-    command: str | Path, args: Sequence[str] = (), cwd: Path | None = None
+    command: str | Path, args: Sequence[str] = (), cwd: Path | None = None, *, capabilities: bool = True
 ) -> dict[str, Any]:
-    """tools/list (every page) straight through the SDK's own stdio client and `initialize` handshake."""
+    """tools/list (every page) straight through the SDK's own stdio client and `initialize` handshake.
+
+    With ``capabilities`` the client declares roots, sampling and elicitation, as mcp-evals does by
+    default (servers may list more tools to such a client).
+    """
     from mcp import Client, StdioServerParameters
+    from mcp.types import INVALID_REQUEST, ErrorData
+
+    async def refuse(*_: Any) -> ErrorData:
+        return ErrorData(code=INVALID_REQUEST, message="not in this test")
+
+    callbacks: dict[str, Any] = {}
+    if capabilities:
+        callbacks = {
+            "list_roots_callback": refuse,
+            "sampling_callback": refuse,
+            "elicitation_callback": refuse,
+        }
 
     async def listing() -> dict[str, Any]:
         params = StdioServerParameters(command=str(command), args=list(args), cwd=cwd)
         with open(os.devnull, "w") as errlog:
             from mcp.client.stdio import stdio_client
 
-            async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy", **callbacks) as client:
                 tools: list[dict[str, Any]] = []
                 cursor = None
                 while True:

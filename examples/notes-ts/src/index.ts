@@ -142,13 +142,19 @@ server.registerTool(
     title: "List tags",
     description: "List every tag in use with the number of notes that carry it.",
     inputSchema: {},
+    // The one tool with structured output: clients can check the result against this schema.
+    outputSchema: {
+      tags: z.array(z.object({ tag: z.string(), notes: z.number().int() })),
+      untagged: z.number().int().describe("Notes without any tag."),
+    },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   async () => {
     const counts = new Map<string, number>();
     for (const note of notes.values()) for (const tag of note.tags) counts.set(tag, (counts.get(tag) ?? 0) + 1);
     const tags = [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([tag, count]) => ({ tag, notes: count }));
-    return result({ tags, untagged: [...notes.values()].filter((n) => n.tags.length === 0).length });
+    const value = { tags, untagged: [...notes.values()].filter((n) => n.tags.length === 0).length };
+    return { ...result(value), structuredContent: value };
   },
 );
 

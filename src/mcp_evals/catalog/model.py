@@ -46,6 +46,9 @@ class Tool(BaseModel):
     area_explicit: bool = Field(
         False, description="True when `areas:` placed it; False when it took its server's name."
     )
+    task_support: str | None = Field(
+        None, description="`execution.taskSupport` (forbidden, optional, required), when the server sets it."
+    )
 
     def content(self) -> dict[str, Any]:
         """What defines this tool for a model; the catalog hash is made of this."""
@@ -81,6 +84,9 @@ class ServerInfo(BaseModel):
     protocol_version: str | None = Field(None, description="The MCP protocol version negotiated.")
     instructions: str | None = None
     prefix: bool = Field(False, description="Its tools are named `server__tool` in the catalog.")
+    client_capabilities: list[str] | None = Field(
+        None, description="The client capabilities mcp-evals declared when it read this server."
+    )
     tools: list[dict[str, Any]] = Field(
         default_factory=list, description="The tools/list result, every page, in the MCP wire shape."
     )
@@ -211,7 +217,10 @@ def tool_from_wire(wire: Mapping[str, Any], server: ServerInfo) -> Tool:
     annotations = wire.get("annotations")
     annotations = annotations if isinstance(annotations, dict) else None
     title = wire.get("title") or (annotations or {}).get("title")
+    execution = wire.get("execution")
+    task_support = execution.get("taskSupport") if isinstance(execution, dict) else None
     return Tool(
+        task_support=task_support if isinstance(task_support, str) else None,
         name=name,
         wire_name=wire_name,
         title=title if isinstance(title, str) else None,

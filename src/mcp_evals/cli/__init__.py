@@ -27,6 +27,8 @@ COMMANDS: dict[str, str] = {
     "action": "action_cmd:action",
     "report": "report_cmd:report",
     "baseline": "baseline_cmd:baseline",
+    "contract": "contract_cmd:contract",
+    "serve": "serve_cmd:serve",
     "lint": "lint_cmd:lint",
 }
 
@@ -38,11 +40,13 @@ SUMMARIES: dict[str, str] = {
         "Read every configured server's tools (handshake, tools/list to the last page) and print them."
     ),
     "validate": "Check the fixtures against the live catalog (or a snapshot): no model, no API key, no cost.",
-    "schema": "Print the JSON Schema of the config file or of a fixture file.",
+    "schema": "Print the JSON Schema of the config file, a fixture file or a contract case file.",
     "run": "Ask a model to pick a tool for every fixture; write results and print the verdict.",
     "merge": "Join the results files of one run's shards into one.",
     "report": "Render a report from one results file, or from the shards of one run.",
     "baseline": "Accept a run as the baseline, or compare a run with it.",
+    "contract": "Run contract cases: call tools on live servers (or simulate) and check every step's result.",
+    "serve": "Serve the harness over MCP: run, list, create and compare contract cases, and more.",
     "lint": "Lint the tool catalog and the fixtures: naming, descriptions, schemas, token cost, consistency.",
 }
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from mcp_evals._version import __version__
 from mcp_evals.catalog.classify import CHANGE_CLASSES, CLASS_LABELS, ClassifiedChange, counts, describe
 from mcp_evals.catalog.diff import CatalogDiff, RenamedTool, diff_catalogs
 from mcp_evals.catalog.extract import extract_catalog
@@ -19,6 +20,7 @@ from mcp_evals.cli.options import config_inputs, config_option, read_config
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError
 from mcp_evals.output.files import refuse_inputs
+from mcp_evals.servers.model import CLIENT_NAME
 from mcp_evals.wording import plural
 
 # Server-supplied text goes to a terminal: no escape sequences, no bidi tricks, one line.
@@ -57,6 +59,18 @@ def table(rows: Sequence[Sequence[str]], *, last_free: bool = True) -> list[str]
     return lines
 
 
+def client_header(catalog: Catalog) -> list[str]:
+    """Who mcp-evals was to the servers it read live: servers may list tools by client capability."""
+    declared = {
+        tuple(info.client_capabilities) for info in catalog.servers if info.client_capabilities is not None
+    }
+    if not declared:
+        return []  # every server came from a snapshot
+    names = sorted(declared, key=len)[-1]
+    what = f"declaring {', '.join(names)}" if names else "declaring no capabilities"
+    return [f"client: {CLIENT_NAME} {__version__}, {what}", ""]
+
+
 def summary(catalog: Catalog, width: int | None = None) -> str:
     """The servers, then every tool (by area) with its parameters and first description line."""
     width = width or shutil.get_terminal_size((120, 24)).columns
@@ -89,7 +103,7 @@ def summary(catalog: Catalog, width: int | None = None) -> str:
     room = max(width - used, 30)
     descriptions = ["description"]
     descriptions += [printable((tool.description.strip().splitlines() or [""])[0], room) for tool in tools]
-    lines = table(server_rows)
+    lines = [*client_header(catalog), *table(server_rows)]
     if catalog.tools:
         lines += ["", *table([(*row, text) for row, text in zip(tool_rows, descriptions, strict=True)])]
     else:
@@ -104,6 +118,14 @@ def summary(catalog: Catalog, width: int | None = None) -> str:
         ]
         # In full: a long name cut short in the table above is told apart here.
         lines += [f"  {printable(name)} -> {safe}" for name, safe in sorted(renamed)]
+    needs_tasks = sorted(tool.name for tool in catalog.tools if tool.task_support == "required")
+    if needs_tasks:
+        lines += [
+            "",
+            f"{plural(len(needs_tasks), 'tool')} {'requires' if len(needs_tasks) == 1 else 'require'} "
+            "task-based execution (execution.taskSupport: required):",
+        ]
+        lines += [f"  {printable(name)}" for name in needs_tasks]
     lines += [
         "",
         f"{plural(len(catalog.tools), 'tool')} in {plural(len(catalog.areas), 'area')} "

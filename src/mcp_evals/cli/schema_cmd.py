@@ -1,4 +1,4 @@
-"""``mcp-evals schema``: the JSON Schema of the config and fixture files, for editor completion."""
+"""``mcp-evals schema``: the JSON Schema of the config, fixture and case files, for editor completion."""
 
 from __future__ import annotations
 
@@ -11,14 +11,19 @@ from mcp_evals.config.model import Config
 from mcp_evals.fixtures.model import FixtureFile
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
-Which = Literal["config", "fixtures"]
+Which = Literal["config", "fixtures", "contract"]
 
 
 def schema_document(which: Which) -> dict[str, Any]:
-    """The JSON Schema of ``mcp-evals.yaml`` (``config``) or of a fixture file (``fixtures``)."""
+    """The JSON Schema of ``mcp-evals.yaml`` (``config``), a fixture file or a contract case file."""
     if which == "config":
         body = Config.model_json_schema()
         title = "mcp-evals config (mcp-evals.yaml)"
+    elif which == "contract":
+        from mcp_evals.contract.model import Case
+
+        body = Case.model_json_schema()
+        title = "mcp-evals contract case"
     else:
         body = FixtureFile.model_json_schema()
         title = "mcp-evals fixture file"
@@ -31,9 +36,9 @@ def schema_text(which: Which) -> str:
 
 
 @click.command()
-@click.argument("which", type=click.Choice(["config", "fixtures"]), default="config")
+@click.argument("which", type=click.Choice(["config", "fixtures", "contract"]), default="config")
 def schema(which: Which) -> int:
-    """Print the JSON Schema of the config file or of a fixture file.
+    """Print the JSON Schema of the config file, a fixture file or a contract case file.
 
     \b
     Point your editor at it with a first line such as

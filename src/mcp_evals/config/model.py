@@ -215,6 +215,71 @@ class CatalogOptions(StrictModel):
     )
 
 
+ClientCapability = Literal["roots", "sampling", "elicitation"]
+ALL_CLIENT_CAPABILITIES: tuple[ClientCapability, ...] = ("roots", "sampling", "elicitation")
+
+
+class ClientOptions(StrictModel):
+    """What mcp-evals declares as an MCP client: servers may offer different tools to different clients."""
+
+    capabilities: list[ClientCapability] = Field(
+        default_factory=lambda: list(ALL_CLIENT_CAPABILITIES),
+        description="Client capabilities declared in the handshake, as your agent declares them; "
+        "[] declares none (see docs/catalog.md).",
+    )
+    roots: list[str] = Field(
+        default_factory=list,
+        description="Folders answered to `roots/list`, relative to the config file.",
+    )
+
+    @field_validator("capabilities")
+    @classmethod
+    def _unique(cls, capabilities: list[ClientCapability]) -> list[ClientCapability]:
+        if len(set(capabilities)) != len(capabilities):
+            raise ValueError("each capability may be named once")
+        return capabilities
+
+
+class JudgeOptions(StrictModel):
+    """The `llm_judge` assertion of contract cases: an OpenAI-compatible endpoint under a budget."""
+
+    model: str = Field("gpt-5.4-mini", description="Model asked when an `llm_judge` names none.")
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible API base URL (default: OPENAI_BASE_URL, else OpenAI's)."
+    )
+    budget_usd: float | None = Field(
+        None,
+        gt=0,
+        description="Most the judge may spend in one run; without it `llm_judge` steps are skipped.",
+    )
+    timeout: float = Field(60.0, gt=0, description="Seconds for one judge request.")
+
+
+class ContractOptions(StrictModel):
+    """`mcp-evals contract`: tool-call contract cases (see docs/contract.md)."""
+
+    cases: str = Field("evals/contract", description="Folder of case files, relative to the config file.")
+    history: str = Field(
+        ".mcp-evals/history.db", description="SQLite file of past runs, relative to the config file."
+    )
+    reports: str = Field(".mcp-evals/reports", description="Folder `mcp-evals serve` writes HTML reports to.")
+    suite: str | None = Field(
+        None,
+        min_length=1,
+        max_length=100,
+        description="Name runs are recorded under (default: the config file's folder name).",
+    )
+    server: str | None = Field(
+        None, description="The config server cases use when they name none (default: the only one)."
+    )
+    timeout_ms: int = Field(30000, gt=0, description="Per-step timeout in milliseconds.")
+    concurrency: int = Field(1, ge=1, le=64, description="Cases run at the same time.")
+    continue_on_failure: bool = Field(
+        False, description="Run a case's later steps after one failed (default: stop the case)."
+    )
+    judge: JudgeOptions = Field(default_factory=JudgeOptions)
+
+
 LintSeverity = Literal["error", "warning", "info"]
 LintRuleId = Annotated[str, Field(pattern=r"^[NDSTCF][0-9]{3}$")]
 
@@ -333,6 +398,8 @@ class Config(StrictModel):
     gate: GateOptions = Field(default_factory=GateOptions)
     baseline: BaselineOptions = Field(default_factory=BaselineOptions)
     reports: ReportPaths = Field(default_factory=ReportPaths)
+    client: ClientOptions = Field(default_factory=ClientOptions)
+    contract: ContractOptions = Field(default_factory=ContractOptions)
     lint: LintOptions = Field(default_factory=LintOptions)
 
     _path: Path = PrivateAttr(default=Path(DEFAULT_CONFIG_NAME))

@@ -37,6 +37,7 @@ from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.http_headers import header, parse_retry_after
 from mcp_evals.record.model import ErrorKind, ProviderName, ToolCall, ToolChoiceMode, Usage
+from mcp_evals.redact import scrub
 
 CONNECTIONS_PER_CLIENT = 8
 ONE_TOOL_INSTRUCTION = "Answer by calling exactly one of the available tools. Do not answer in text."
@@ -73,13 +74,7 @@ class Secret:
 
     def scrub(self, text: str) -> str:
         """``text`` without the key, also where an error message shows it escaped (``b'sk-…\\n'``)."""
-        if not self._value:
-            return text
-        forms = {self._value, self._value.strip(), repr(self._value)[1:-1], repr(self._value.encode())[2:-1]}
-        for form in sorted(forms, key=len, reverse=True):
-            if form:
-                text = text.replace(form, "***")
-        return text
+        return scrub(text, [self._value])
 
     def __repr__(self) -> str:
         return "Secret('***')"

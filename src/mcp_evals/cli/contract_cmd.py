@@ -1,0 +1,405 @@
+"""``mcp-evals contract``: run tool-call contract cases; validate them; regressions, comparisons, the gate.
+
+Exit codes: 0 every case passed (skipped cases are reported, not failures) · 1 a case failed, a
+regression, a failed gate or invalid cases · 3 bad input.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import click
+
+from mcp_evals.cli.options import config_option, read_config
+from mcp_evals.contract.load import ContractSetup
+from mcp_evals.contract.model import ContractRun
+from mcp_evals.contract.regression import Comparison
+from mcp_evals.contract.reports import FORMATS, Format
+from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError
+
+_COMPARE_FORMATS = ("console", "json", "md")
+
+
+def load_setup(ctx: click.Context, config_path: Path) -> ContractSetup:
+    """The config when there is one; without it (the default file missing), cases run on their own."""
+    source = ctx.get_parameter_source("config_path")
+    if source == click.core.ParameterSource.DEFAULT and not config_path.exists():
+        return ContractSetup.of(None)
+    return ContractSetup.of(read_config(config_path))
+
+
+def history_of(setup: ContractSetup, db: Path | None) -> Any:
+    from mcp_evals.contract.history import History
+
+    return History(db if db is not None else setup.history_path)
+
+
+def emit(text: str, out: Path | None) -> None:
+    if out is None:
+        click.echo(text, nl=False)
+        sys.stdout.flush()
+        return
+    from mcp_evals.output.files import atomic_write
+
+    with atomic_write(out) as stream:
+        stream.write(text)
+    click.echo(f"report written to {out}", err=True)
+
+
+def run_and_report(
+    setup: ContractSetup,
+    names: list[str] | None,
+    *,
+    timeout_ms: int,
+    concurrency: int,
+    report_format: Format,
+    out: Path | None,
+    db: Path | None,
+    record: bool,
+    continue_on_failure: bool | None,
+    judge_budget: float | None,
+) -> ContractRun:
+    """Load, run, compare with history, record, report: one run of the cases."""
+    from mcp_evals.contract.judge import Judge
+    from mcp_evals.contract.load import load_cases
+    from mcp_evals.contract.reports import render
+    from mcp_evals.contract.runner import run_cases
+
+    if setup.config is not None:
+        setup.config.check_variables()
+    cases = load_cases(setup, names)
+    if not cases:
+        raise ConfigError(
+            f"no case files in {setup.cases_dir}",
+            hint="add one (see docs/contract.md), or scaffold one with `mcp-evals serve`'s scaffold_fixture",
+        )
+    judge = Judge(setup.judge, os.environ, budget_usd=judge_budget)
+    history = history_of(setup, db) if record else None
+    if history is not None:
+        history.check()  # before any server starts
+    click.echo(
+        f"mcp-evals contract: {len(cases)} case{'s' if len(cases) != 1 else ''} · suite {setup.suite} · "
+        f"concurrency {concurrency} · step timeout {timeout_ms} ms",
+        err=True,
+    )
+
+    async def main() -> ContractRun:
+        return await run_cases(
+            cases,
+            setup,
+            judge,
+            timeout_ms=timeout_ms,
+            concurrency=concurrency,
+            selection=names,
+            continue_on_failure=continue_on_failure,
+        )
+
+    run = anyio.run(main)
+    comparison: Comparison | None = None
+    if history is not None:
+        comparison = history.regression(run)
+        history.record(run)
+    emit(render(run, report_format, comparison), out)
+    return run
+
+
+@click.group(invoke_without_command=True)
+@config_option
+@click.option("--case", "case_names", multiple=True, metavar="NAME", help="Run only this case (repeatable).")
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    help="Cases at the same time (default 1, or contract.concurrency).",
+)
+@click.option(
+    "--timeout",
+    "timeout_ms",
+    type=click.IntRange(1),
+    help="Per-step timeout in milliseconds (default 30000, or contract.timeout_ms).",
+)
+@click.option("--format", "report_format", type=click.Choice(FORMATS), default="console", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The history file (SQLite).")
+@click.option("--no-history", is_flag=True, help="Neither read nor record history.")
+@click.option(
+    "--continue-on-failure/--stop-on-failure",
+    default=None,
+    help="Run a case's later steps after a failed one (default: stop; see contract.continue_on_failure).",
+)
+@click.option(
+    "--judge-budget-usd",
+    type=click.FloatRange(0, min_open=True),
+    help="Most the llm_judge may spend in this run (default: contract.judge.budget_usd; none: not asked).",
+)
+@click.option("--watch", is_flag=True, help="Re-run the cases a changed case or server file affects.")
+@click.option("--interval", type=click.FloatRange(0.1), default=1.0, help="Seconds between --watch polls.")
+@click.pass_context
+def contract(
+    ctx: click.Context,
+    config_path: Path,
+    case_names: tuple[str, ...],
+    concurrency: int | None,
+    timeout_ms: int | None,
+    report_format: Format,
+    out: Path | None,
+    db: Path | None,
+    no_history: bool,
+    continue_on_failure: bool | None,
+    judge_budget_usd: float | None,
+    watch: bool,
+    interval: float,
+) -> int:
+    """Run contract cases: call tools on live servers (or simulate) and check every step's result.
+
+    \b
+    Cases come from `contract.cases` (default ./evals/contract); without a config, cases run
+    against their own `server:` block, or in simulation mode.
+    Examples:
+      mcp-evals contract
+      mcp-evals contract --case "refund flow" --format html --out contract.html
+      mcp-evals contract validate
+      mcp-evals contract regression
+      mcp-evals contract gate --min-pass-rate 0.95 --lookback 10
+    Exit codes: 0 all passed · 1 a case failed · 3 bad input.
+    """
+    if ctx.invoked_subcommand is not None:
+        return EXIT_OK
+    setup = load_setup(ctx, config_path)
+    names = list(case_names) or None
+    settings: dict[str, Any] = {
+        "timeout_ms": timeout_ms or setup.options.timeout_ms,
+        "concurrency": concurrency or setup.options.concurrency,
+        "report_format": report_format,
+        "out": out,
+        "db": db,
+        "record": not no_history,
+        "continue_on_failure": continue_on_failure,
+        "judge_budget": judge_budget_usd,
+    }
+    from mcp_evals.contract.watch import Watcher
+    from mcp_evals.contract.watch import watch as watch_loop
+
+    # Taken before the first run, so an edit made while it runs is seen afterwards.
+    watcher = Watcher(setup, names) if watch else None
+    run = run_and_report(setup, names, **settings)
+    if watcher is None:
+        return EXIT_OK if run.ok else EXIT_CHECK_FAILED
+
+    def say(text: str) -> None:
+        click.echo(text, err=True)
+        sys.stderr.flush()
+
+    def again(selected: list[str]) -> None:
+        run_and_report(setup, selected, **settings)
+
+    say(f"watch: watching {setup.cases_dir} and the servers' source files (Ctrl-C to stop)")
+    watch_loop(watcher, again, interval=interval, say=say)
+    return EXIT_OK  # pragma: no cover - the loop ends with Ctrl-C
+
+
+@contract.command("validate")
+@config_option
+@click.option("--case", "case_names", multiple=True, metavar="NAME", help="Only this case (repeatable).")
+@click.option(
+    "--catalog",
+    "catalog_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Check against this snapshot instead of reading the servers (cases without their own server).",
+)
+@click.pass_context
+def validate(
+    ctx: click.Context, config_path: Path, case_names: tuple[str, ...], catalog_path: Path | None
+) -> int:
+    """Check case files without calling a tool: shape, references, tools, inputs against their schemas.
+
+    Reads each server's tool list (or --catalog); simulation cases without a catalog get only the
+    offline checks. Exit codes: 0 valid · 1 problems · 3 a file cannot be read.
+    """
+    from mcp_evals.contract.load import load_cases
+    from mcp_evals.contract.validate import validate_case
+
+    setup = load_setup(ctx, config_path)
+    cases = load_cases(setup, list(case_names) or None)
+    listings = _listings(setup, cases, catalog_path)
+    problems = []
+    unchecked = 0
+    for case in cases:
+        listing = listings.get(case.name)
+        if listing is None:
+            unchecked += 1
+        problems += validate_case(case, listing)
+    for problem in problems:
+        click.echo(_one_line(str(problem)))
+    checked = len(cases) - unchecked
+    summary = (
+        f"{len(cases)} case{'s' if len(cases) != 1 else ''}: {checked} checked against a catalog"
+        + (f", {unchecked} with no catalog (simulation: shape and references only)" if unchecked else "")
+        + f"; {len(problems)} problem{'s' if len(problems) != 1 else ''}"
+    )
+    click.echo(("FAILED: " if problems else "ok: ") + summary)
+    return EXIT_CHECK_FAILED if problems else EXIT_OK
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _listings(setup: ContractSetup, cases: list[Any], catalog_path: Path | None) -> dict[str, Any]:
+    """Each case's tools by name: from --catalog, a snapshot server, or the live server (read once)."""
+    from mcp_evals.contract.load import target_of
+    from mcp_evals.contract.runner import session_config, snapshot_listing
+
+    by_case: dict[str, Any] = {}
+    live: dict[str, Any] = {}
+    saved = None
+    if catalog_path is not None:
+        from mcp_evals.catalog.snapshot import read_snapshot
+
+        snapshot = read_snapshot(catalog_path)
+        saved = {str(tool.get("name")): tool for info in snapshot.servers for tool in info.tools}
+    for case in cases:
+        target = target_of(case, setup)
+        own_server = not isinstance(case.server, str) and case.server is not None
+        if saved is not None and not own_server:
+            by_case[case.name] = saved
+        elif target.server is None:
+            by_case[case.name] = None
+        elif target.server.snapshot:
+            by_case[case.name] = snapshot_listing(target.server, setup.config)
+        else:
+            key = target.server.model_dump_json()
+            if key not in live:
+                from mcp_evals.servers.client import list_server_tools
+
+                info = anyio.run(list_server_tools, target.server, session_config(setup, target.server))
+                live[key] = {str(tool.get("name")): tool for tool in info.tools}
+            by_case[case.name] = live[key]
+    return by_case
+
+
+def _run_for(history: Any, setup: ContractSetup, run_id: str | None) -> ContractRun | None:
+    if run_id is not None:
+        run: ContractRun = history.get(run_id)
+        return run
+    latest = history.latest(setup.suite, limit=1)
+    return latest[0] if latest else None
+
+
+@contract.command("regression")
+@config_option
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The history file (SQLite).")
+@click.option("--run", "run_id", help="The run to judge (default: the latest of the suite).")
+@click.option("--format", "report_format", type=click.Choice(_COMPARE_FORMATS), default="console")
+@click.pass_context
+def regression(
+    ctx: click.Context, config_path: Path, db: Path | None, run_id: str | None, report_format: str
+) -> int:
+    """The latest run against the results before it: regressions and fixes, case by case.
+
+    Exit codes: 0 no regression (or no history yet) · 1 a case that passed before fails now.
+    """
+
+    setup = load_setup(ctx, config_path)
+    history = history_of(setup, db)
+    run = _run_for(history, setup, run_id)
+    if run is None:
+        click.echo(f"no recorded run of suite {setup.suite!r} in {history.path}: no history yet")
+        return EXIT_OK
+    comparison = history.regression(run)
+    _print_comparison(comparison, report_format)
+    return EXIT_CHECK_FAILED if comparison.regressions else EXIT_OK
+
+
+@contract.command("compare")
+@config_option
+@click.argument("run_a")
+@click.argument("run_b")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The history file (SQLite).")
+@click.option("--format", "report_format", type=click.Choice(_COMPARE_FORMATS), default="console")
+@click.pass_context
+def compare(
+    ctx: click.Context, config_path: Path, run_a: str, run_b: str, db: Path | None, report_format: str
+) -> int:
+    """RUN_B against RUN_A (two runs of one suite). Exit 1 when a case passing in A fails in B."""
+    from mcp_evals.contract.regression import compare_runs
+
+    history = history_of(load_setup(ctx, config_path), db)
+    comparison = compare_runs(history.get(run_a), history.get(run_b))
+    _print_comparison(comparison, report_format)
+    return EXIT_CHECK_FAILED if comparison.regressions else EXIT_OK
+
+
+def _print_comparison(comparison: Comparison, report_format: str) -> None:
+    from mcp_evals.contract.reports import comparison_lines, markdown_comparison
+
+    if report_format == "json":
+        click.echo(comparison.model_dump_json(indent=2))
+    elif report_format == "md":
+        click.echo("\n".join(markdown_comparison(comparison)))
+    else:
+        click.echo("\n".join(comparison_lines(comparison)))
+
+
+@contract.command("gate")
+@config_option
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The history file (SQLite).")
+@click.option(
+    "--min-pass-rate",
+    type=click.FloatRange(0, 1),
+    required=True,
+    help="Lowest share of passing cases, 0–1 (0.95 = 95 %).",
+)
+@click.option("--lookback", type=click.IntRange(1), default=10, show_default=True, help="Runs to judge on.")
+@click.option("--suite", help="The suite (default: contract.suite, else the config's folder name).")
+@click.pass_context
+def gate(
+    ctx: click.Context,
+    config_path: Path,
+    db: Path | None,
+    min_pass_rate: float,
+    lookback: int,
+    suite: str | None,
+) -> int:
+    """Deployment gate: fail when the pass rate over the last runs is below the minimum.
+
+    Exit codes: 0 passed · 1 below the minimum, or no recorded run to judge.
+    """
+    from mcp_evals.contract.regression import evaluate_gate
+
+    setup = load_setup(ctx, config_path)
+    history = history_of(setup, db)
+    name = suite or setup.suite
+    result = evaluate_gate(
+        name, history.latest(name, limit=lookback), min_pass_rate=min_pass_rate, lookback_runs=lookback
+    )
+    click.echo(result.message)
+    return EXIT_OK if result.ok else EXIT_CHECK_FAILED
+
+
+@contract.command("history")
+@config_option
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The history file (SQLite).")
+@click.option("--limit", type=click.IntRange(1), default=20, show_default=True)
+@click.option("--all-suites", is_flag=True, help="Every suite in the file, not only this config's.")
+@click.pass_context
+def history(ctx: click.Context, config_path: Path, db: Path | None, limit: int, all_suites: bool) -> int:
+    """The latest recorded runs, newest first: ids to give `compare` and `--run`."""
+    from mcp_evals.report.escape import plain
+
+    setup = load_setup(ctx, config_path)
+    store = history_of(setup, db)
+    runs = store.summaries(None if all_suites else setup.suite, limit=limit)
+    if not runs:
+        click.echo(f"no recorded runs in {store.path}")
+        return EXIT_OK
+    for run in runs:
+        sha = f" {run.git_sha[:10]}" if run.git_sha else ""
+        click.echo(
+            f"{run.run_id}  {run.started_at}  {plain(run.suite, 40)}  "
+            f"{run.passed} passed, {run.failed} failed, {run.skipped} skipped{sha}"
+        )
+    return EXIT_OK

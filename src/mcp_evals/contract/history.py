@@ -1,0 +1,264 @@
+"""Past contract runs in SQLite (the standard library's ``sqlite3``): regressions, comparisons, the gate.
+
+Each run is stored whole (its ``ContractRun`` JSON, so any report can be made again from it) and
+spread over rows (runs, cases, steps) for queries. A run is written in one transaction: completely
+or not at all. The file is a database, not a document, so it is not written through ``atomic_write``;
+SQLite's transactions give the same all-or-nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from mcp_evals.contract.model import CaseResult, ContractRun
+from mcp_evals.contract.regression import Comparison, compare_cases
+from mcp_evals.errors import ConfigError, InputFileError
+
+SCHEMA_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    suite TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT,
+    git_sha TEXT,
+    selection TEXT,
+    passed INTEGER NOT NULL,
+    failed INTEGER NOT NULL,
+    skipped INTEGER NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS runs_by_suite ON runs (suite);
+CREATE TABLE IF NOT EXISTS cases (
+    run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    status TEXT NOT NULL,
+    duration_ms REAL,
+    error TEXT,
+    PRIMARY KEY (run_id, name)
+);
+CREATE TABLE IF NOT EXISTS steps (
+    run_id TEXT NOT NULL,
+    case_name TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    step_id TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    status TEXT NOT NULL,
+    latency_ms REAL,
+    error TEXT,
+    failed_assertions TEXT,
+    PRIMARY KEY (run_id, case_name, position),
+    FOREIGN KEY (run_id, case_name) REFERENCES cases (run_id, name) ON DELETE CASCADE
+);
+"""
+
+
+class RunSummary(BaseModel):
+    run_id: str
+    suite: str
+    started_at: str
+    git_sha: str | None
+    passed: int
+    failed: int
+    skipped: int
+
+
+class History:
+    """One history file. Reading a file that does not exist finds no runs; it is created on first write."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @contextmanager
+    def _connect(self, *, write: bool) -> Iterator[sqlite3.Connection | None]:
+        if not write and not self.path.exists():
+            yield None
+            return
+        if write:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise ConfigError(
+                    f"{self.path}: cannot create its folder ({error.strerror or error})"
+                ) from None
+        try:
+            connection = sqlite3.connect(self.path, timeout=30)
+        except sqlite3.Error as error:
+            raise InputFileError(f"{self.path}: cannot open the history database ({error})") from None
+        try:
+            connection.execute("PRAGMA foreign_keys = ON")
+            self._check_schema(connection, write=write)
+            yield connection
+        except sqlite3.IntegrityError:
+            raise
+        except sqlite3.DatabaseError as error:
+            raise InputFileError(
+                f"{self.path}: not an mcp-evals history database ({error})",
+                hint="point --db (or contract.history) at another file, or delete this one to start over",
+            ) from None
+        finally:
+            connection.close()
+
+    def _check_schema(self, connection: sqlite3.Connection, *, write: bool) -> None:
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if version == 0 and not tables:
+            if write:
+                with connection:
+                    connection.executescript(_SCHEMA)
+                    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            return
+        if version != SCHEMA_VERSION or "runs" not in tables:
+            raise InputFileError(
+                f"{self.path}: a history database of another version ({version}); this mcp-evals reads "
+                f"version {SCHEMA_VERSION}",
+                hint="point --db (or contract.history) at another file, or delete this one to start over",
+            )
+
+    def check(self) -> None:
+        """Fail now, not after a run, when the file is not a history this version can read and write."""
+        with self._connect(write=True):
+            pass
+
+    def record(self, run: ContractRun) -> None:
+        """Store a run, completely or not at all."""
+        try:
+            self._insert(run)
+        except sqlite3.IntegrityError:
+            raise ConfigError(f"{self.path}: run {run.run_id} is already recorded") from None
+
+    def _insert(self, run: ContractRun) -> None:
+        with self._connect(write=True) as connection:
+            assert connection is not None
+            with connection:  # one transaction
+                connection.execute(
+                    "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        run.run_id,
+                        run.suite,
+                        run.started_at,
+                        run.finished_at,
+                        run.git_sha,
+                        json.dumps(run.selection) if run.selection is not None else None,
+                        run.passed,
+                        run.failed,
+                        run.skipped,
+                        run.model_dump_json(),
+                    ),
+                )
+                for case in run.cases:
+                    connection.execute(
+                        "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?)",
+                        (run.run_id, case.name, case.mode, case.status, case.duration_ms, case.error),
+                    )
+                    for position, step in enumerate(case.steps):
+                        failed = [item.model_dump() for item in step.failed_assertions]
+                        connection.execute(
+                            "INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (
+                                run.run_id,
+                                case.name,
+                                position,
+                                step.id,
+                                step.tool,
+                                step.status,
+                                step.latency_ms,
+                                step.error,
+                                json.dumps(failed) if failed else None,
+                            ),
+                        )
+
+    def _load(self, record: str, run_id: str) -> ContractRun:
+        try:
+            return ContractRun.model_validate_json(record)
+        except ValidationError:
+            raise InputFileError(
+                f"{self.path}: run {run_id} is stored in a shape this mcp-evals cannot read"
+            ) from None
+
+    def get(self, run_id: str) -> ContractRun:
+        """One run by id; an unknown id names the latest runs."""
+        with self._connect(write=False) as connection:
+            row = (
+                connection.execute("SELECT record FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+                if connection is not None
+                else None
+            )
+        if row is None:
+            latest = [summary.run_id for summary in self.summaries(limit=5)]
+            raise ConfigError(
+                f"no run {run_id!r} in {self.path}",
+                hint=f"the latest runs: {', '.join(latest)}" if latest else "the history holds no runs yet",
+            )
+        return self._load(row[0], run_id)
+
+    def summaries(self, suite: str | None = None, *, limit: int = 20) -> list[RunSummary]:
+        """The latest runs (of one suite, when given), newest first."""
+        with self._connect(write=False) as connection:
+            if connection is None:
+                return []
+            query = "SELECT run_id, suite, started_at, git_sha, passed, failed, skipped FROM runs"
+            parameters: tuple[object, ...] = ()
+            if suite is not None:
+                query += " WHERE suite = ?"
+                parameters = (suite,)
+            rows = connection.execute(query + " ORDER BY rowid DESC LIMIT ?", (*parameters, limit)).fetchall()
+        return [
+            RunSummary(
+                run_id=row[0],
+                suite=row[1],
+                started_at=row[2],
+                git_sha=row[3],
+                passed=row[4],
+                failed=row[5],
+                skipped=row[6],
+            )
+            for row in rows
+        ]
+
+    def latest(self, suite: str, *, limit: int, before: str | None = None) -> list[ContractRun]:
+        """The latest ``limit`` runs of ``suite`` (recorded before run ``before`` if given), newest first."""
+        with self._connect(write=False) as connection:
+            if connection is None:
+                return []
+            query = "SELECT run_id, record FROM runs WHERE suite = ?"
+            parameters: tuple[object, ...] = (suite,)
+            if before is not None:
+                query += " AND rowid < (SELECT rowid FROM runs WHERE run_id = ?)"
+                parameters += (before,)
+            rows = connection.execute(query + " ORDER BY rowid DESC LIMIT ?", (*parameters, limit)).fetchall()
+        return [self._load(record, run_id) for run_id, record in rows]
+
+    def previous_cases(self, run: ContractRun, *, depth: int = 50) -> dict[str, tuple[str, CaseResult]]:
+        """For each case of ``run``: its latest earlier result (same suite and mode) and that run's id."""
+        wanted = {case.name: case.mode for case in run.cases}
+        found: dict[str, tuple[str, CaseResult]] = {}
+        for earlier in self.latest(
+            run.suite, limit=depth, before=run.run_id if self.has(run.run_id) else None
+        ):
+            for case in earlier.cases:
+                if case.name in wanted and case.name not in found and case.mode == wanted[case.name]:
+                    found[case.name] = (earlier.run_id, case)
+            if len(found) == len(wanted):
+                break
+        return found
+
+    def regression(self, run: ContractRun) -> Comparison:
+        """``run`` against each of its cases' latest earlier result (``run`` may be recorded or not)."""
+        comparison = compare_cases(run, self.previous_cases(run))
+        before = run.run_id if self.has(run.run_id) else None
+        comparison.earlier_runs = len(self.latest(run.suite, limit=1, before=before))
+        return comparison
+
+    def has(self, run_id: str) -> bool:
+        with self._connect(write=False) as connection:
+            if connection is None:
+                return False
+            return connection.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is not None

@@ -1,0 +1,255 @@
+"""Finding and reading contract cases, and deciding what each one runs against.
+
+Case files are YAML or JSON, one case per file, read with line numbers so every problem names
+``file:line (field)``. Everything that can be checked without a server is checked here, before
+anything runs: the shape of each case, unique names, and every ``{{steps.…}}`` reference.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from mcp_evals.config.documents import describe_validation_error, dotted, load_document
+from mcp_evals.config.model import Config, ContractOptions, JudgeOptions, ServerConfig
+from mcp_evals.contract.chaining import ChainingError, find_references
+from mcp_evals.contract.model import Case, CaseServer, Mode
+from mcp_evals.errors import ConfigError, InputFileError, where
+
+CASE_SUFFIXES = (".yaml", ".yml", ".json")
+DEFAULT_CASES = "evals/contract"
+
+
+@dataclass
+class ContractSetup:
+    """Where cases, history and reports live, and the run defaults: from the config, or without one."""
+
+    config: Config | None
+    base_dir: Path
+    options: ContractOptions
+
+    @classmethod
+    def of(cls, config: Config | None, *, cwd: Path | None = None) -> ContractSetup:
+        if config is None:
+            return cls(None, (cwd or Path.cwd()).resolve(), ContractOptions())
+        return cls(config, config.base_dir, config.contract)
+
+    def resolve(self, relative: str | Path) -> Path:
+        path = Path(relative).expanduser()
+        return path if path.is_absolute() else self.base_dir / path
+
+    @property
+    def cases_dir(self) -> Path:
+        return self.resolve(self.options.cases)
+
+    @property
+    def history_path(self) -> Path:
+        return self.resolve(self.options.history)
+
+    @property
+    def reports_dir(self) -> Path:
+        return self.resolve(self.options.reports)
+
+    @property
+    def suite(self) -> str:
+        return self.options.suite or self.base_dir.name or "contract"
+
+    @property
+    def judge(self) -> JudgeOptions:
+        return self.options.judge
+
+    def default_server(self) -> ServerConfig | None:
+        """The config server a case without `server:` uses; None without a config (simulation)."""
+        if self.config is None:
+            return None
+        wanted = self.options.server
+        if wanted is not None:
+            return self.server_named(wanted)
+        if len(self.config.servers) == 1:
+            return self.config.servers[0]
+        return None
+
+    def server_named(self, name: str) -> ServerConfig | None:
+        if self.config is None:
+            return None
+        return next((server for server in self.config.servers if server.name == name), None)
+
+
+@dataclass
+class Target:
+    """What one case runs against: a live server, or nothing (simulation, maybe with a saved catalog)."""
+
+    mode: Mode
+    server: ServerConfig | None
+
+    @property
+    def label(self) -> str | None:
+        if self.server is None:
+            return None
+        if self.server.command:
+            return " ".join([self.server.command, *self.server.args])
+        if self.server.url:
+            from mcp_evals.servers.client import redact_url
+
+            return redact_url(self.server.url)
+        return f"snapshot {self.server.snapshot}"
+
+
+def target_of(case: Case, setup: ContractSetup) -> Target:
+    """Live against the case's server block, a named or the default config server; else simulation.
+
+    A config server that is a saved ``snapshot:`` cannot run tools: such cases run in simulation
+    mode, with the snapshot's catalog for the checks that need one.
+    """
+    if case.simulate:
+        return Target("simulation", None)
+    if isinstance(case.server, CaseServer):
+        return Target("live", case.server.to_server_config(server_name(case.name), case.path.parent))
+    server = setup.server_named(case.server) if isinstance(case.server, str) else setup.default_server()
+    if server is None:
+        return Target("simulation", None)
+    return Target("simulation" if server.snapshot else "live", server)
+
+
+def server_name(case_name: str) -> str:
+    """A server name (``[A-Za-z0-9][A-Za-z0-9_.-]*``) for the server block of a case."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", case_name).strip("-._")[:64]
+    return slug if slug and slug[0].isalnum() else f"case-{slug}"[:64].rstrip("-._") or "case"
+
+
+def case_files(directory: Path) -> list[Path]:
+    """The case files directly in ``directory`` (YAML or JSON), sorted by name."""
+    if not directory.is_dir():
+        raise InputFileError(
+            f"{shown(directory)}: {'not a folder' if directory.exists() else 'cases folder not found'}",
+            hint="create it and add case files (see docs/contract.md), or set `contract.cases` in the config",
+        )
+    return sorted(
+        path for path in directory.iterdir() if path.is_file() and path.suffix.lower() in CASE_SUFFIXES
+    )
+
+
+def shown(path: Path) -> str:
+    """A path as messages show it: relative to the current folder when it is below it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def load_case(path: Path) -> Case:
+    """Read and check one case file; problems are InputFileErrors naming file, line and field."""
+    display = shown(path)
+    try:
+        document = load_document(path)
+    except InputFileError as error:
+        message = error.message
+        if message.startswith(str(path)):
+            message = display + message[len(str(path)) :]
+        raise InputFileError(message, hint=error.hint) from None
+    document.path = Path(display)
+    if not isinstance(document.data, dict):
+        raise InputFileError(
+            f"{display}: a case file holds one case: a mapping with `name` and `steps`",
+            hint="see docs/contract.md, or `mcp-evals schema contract` for every key",
+        )
+    try:
+        case = Case.model_validate(document.data)
+    except ValidationError as error:
+        raise InputFileError(describe_validation_error(error, document, schema="contract")) from None
+    case._path = path.resolve()
+    case._shown = display
+    case._lines = document.lines
+    check_references(case)
+    return case
+
+
+def check_references(case: Case) -> None:
+    """Every ``{{steps.…}}`` must parse and name a step that comes before the one using it."""
+    earlier: set[str] = set()
+    for index, step in enumerate(case.steps):
+        try:
+            references = list(find_references(step.input))
+        except ChainingError as error:
+            location: tuple[str | int, ...] = ("steps", index, "input")
+            raise InputFileError(
+                f"{where(case.shown_path, case.line_of(location), dotted(location))}: {error}"
+            ) from None
+        for path, reference in references:
+            if reference.step in earlier:
+                continue
+            location = ("steps", index, "input", *path)
+            later = any(other.id == reference.step for other in case.steps[index:])
+            reason = (
+                f"step {reference.step!r} comes later; a step can only use the steps before it"
+                if later
+                else f"no step {reference.step!r} in this case"
+            )
+            raise InputFileError(
+                f"{where(case.shown_path, case.line_of(location), dotted(location))}: "
+                f"{reference.describe()}: {reason}",
+                hint=f"steps before this one: {', '.join(sorted(earlier)) or 'none'}",
+            )
+        earlier.add(step.id)
+
+
+def load_cases(setup: ContractSetup, names: list[str] | None = None) -> list[Case]:
+    """Every case in the cases folder (or only those named), checked; duplicate names are errors."""
+    cases: list[Case] = []
+    seen: dict[str, Case] = {}
+    for path in case_files(setup.cases_dir):
+        case = load_case(path)
+        if case.name in seen:
+            first = seen[case.name]
+            raise InputFileError(
+                f"{where(case.shown_path, case.line_of(('name',)), 'name')}: the case name {case.name!r} "
+                f"is also used by {where(first.shown_path, first.line_of(('name',)))}",
+                hint="case names must be unique: history and reports know a case by its name",
+            )
+        seen[case.name] = case
+        cases.append(case)
+    check_servers(cases, setup)
+    if names:
+        unknown = [name for name in names if name not in seen]
+        if unknown:
+            raise ConfigError(
+                f"no case named {unknown[0]!r} in {shown(setup.cases_dir)}",
+                hint=f"the cases are: {', '.join(sorted(seen)) or 'none'}",
+            )
+        wanted = set(names)
+        cases = [case for case in cases if case.name in wanted]
+    return cases
+
+
+def check_servers(cases: list[Case], setup: ContractSetup) -> None:
+    """A case names a config server that exists; a config with several servers says which is default."""
+    config = setup.config
+    for case in cases:
+        if isinstance(case.server, str):
+            if config is None or setup.server_named(case.server) is None:
+                names = ", ".join(server.name for server in config.servers) if config else "none (no config)"
+                raise InputFileError(
+                    f"{where(case.shown_path, case.line_of(('server',)), 'server')}: no config server "
+                    f"named {case.server!r} (the config's servers: {names})"
+                )
+        elif case.server is None and config is not None and setup.default_server() is None:
+            if setup.options.server is not None:
+                raise ConfigError(
+                    f"{where(config.shown_path, config.line_of(('contract', 'server')), 'contract.server')}: "
+                    f"no server named {setup.options.server!r}"
+                )
+            raise InputFileError(
+                f"{case.shown_path}: the config has {len(config.servers)} servers; say which one this case "
+                "uses with `server: <name>`",
+                hint="or set `contract.server` in the config for every case that names none",
+            )
+
+
+def library_dirs(environ: dict[str, str] | None = None) -> list[Path]:
+    """The folders in ``FIXTURE_LIBRARY_DIRS`` (colon-separated, like PATH)."""
+    value = (os.environ if environ is None else environ).get("FIXTURE_LIBRARY_DIRS", "")
+    return [Path(part).expanduser() for part in value.split(os.pathsep) if part.strip()]

@@ -1,0 +1,214 @@
+"""Contract reports: console, JSON, one-file HTML and the Markdown section of the PR comment.
+
+Pure functions of the recorded run (and, when given, its comparison with earlier runs). Case names
+come from files a pull request may change and outputs from servers: everything is escaped for the
+place it goes (``report.escape``).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any, Literal
+
+import jinja2
+
+from mcp_evals.contract.model import CaseResult, ContractRun
+from mcp_evals.contract.regression import CaseChange, Comparison, failing_lines
+from mcp_evals.report.escape import html_text, md_code, md_text, plain
+
+Format = Literal["console", "json", "html", "md"]
+FORMATS: tuple[Format, ...] = ("console", "json", "html", "md")
+MARKER = "<!-- mcp-evals:contract -->"
+_WORD = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP"}
+_ICON = {"passed": "✅", "failed": "❌", "skipped": "⏭️"}
+
+
+def headline(run: ContractRun) -> str:
+    total = len(run.cases)
+    parts = [f"{run.passed} passed", f"{run.failed} failed"]
+    if run.skipped:
+        parts.append(f"{run.skipped} skipped")
+    return f"{', '.join(parts)} of {total} case{'s' if total != 1 else ''}"
+
+
+def _duration(milliseconds: float | None) -> str:
+    if milliseconds is None:
+        return "–"
+    return f"{milliseconds:.0f} ms" if milliseconds < 10_000 else f"{milliseconds / 1000:.1f} s"
+
+
+def _skips(case: CaseResult) -> list[str]:
+    return [
+        f"{step.id}: {item.kind} — {item.message}" for step in case.steps for item in step.skipped_assertions
+    ]
+
+
+def _change_line(change: CaseChange) -> str:
+    return f"{change.name} ({change.before} → {change.now}, vs run {change.before_run})"
+
+
+def render_console(run: ContractRun, comparison: Comparison | None = None) -> str:
+    """Plain text for a terminal or a CI log: one line per case, what failed or was skipped under it."""
+    lines = [f"mcp-evals contract: {headline(run)} · suite {plain(run.suite)} · run {run.run_id}", ""]
+    for case in run.cases:
+        steps = f"{len(case.steps)} step{'s' if len(case.steps) != 1 else ''}"
+        took = _duration(case.duration_ms)
+        lines.append(f"{_WORD[case.status]}  {plain(case.name, 100)}  ({case.mode}, {steps}, {took})")
+        if case.error:  # all of it: the stderr tail and the hint say why the server did not start
+            lines += [f"      {plain(line, 600)}" for line in case.error.splitlines()]
+        for line in failing_lines(case, limit=20) if not case.error else []:
+            lines.append(f"      {plain(line, 300)}")
+        if case.status == "skipped":
+            for line in _skips(case):
+                lines.append(f"      skipped {plain(line, 300)}")
+    if run.judge.requests or run.judge.budget_usd is not None:
+        budget = f" of ${run.judge.budget_usd:g}" if run.judge.budget_usd is not None else ""
+        lines += ["", f"judge: {run.judge.requests} requests, ${run.judge.cost_usd:.4f}{budget}"]
+    if comparison is not None:
+        lines += ["", *comparison_lines(comparison)]
+    return "\n".join(lines) + "\n"
+
+
+def comparison_lines(comparison: Comparison) -> list[str]:
+    """The comparison as plain text."""
+    if comparison.first:
+        return ["regressions: no earlier run of this suite to compare with (no history yet)"]
+    against = ", ".join(comparison.compared_with[:3]) + ("…" if len(comparison.compared_with) > 3 else "")
+    lines = [
+        f"compared with run {against}: {len(comparison.regressions)} regression(s), "
+        f"{len(comparison.fixes)} fix(es), {len(comparison.still_failing)} still failing, "
+        f"{len(comparison.new)} new, {comparison.unchanged} unchanged"
+    ]
+    for title, changes in (("regression", comparison.regressions), ("fixed", comparison.fixes)):
+        for change in changes:
+            lines.append(f"  {title}: {plain(_change_line(change), 200)}")
+            if title == "regression":
+                lines += [f"      {plain(line, 300)}" for line in change.failing]
+    for name in comparison.new:
+        lines.append(f"  new: {plain(name, 120)}")
+    for name in comparison.removed:
+        lines.append(f"  not in the later run: {plain(name, 120)}")
+    return lines
+
+
+def render_json(run: ContractRun, comparison: Comparison | None = None) -> str:
+    """The run record and its comparison, as JSON."""
+    document: dict[str, Any] = {
+        "run": run.model_dump(mode="json"),
+        "summary": {
+            "passed": run.passed,
+            "failed": run.failed,
+            "skipped": run.skipped,
+            "total": len(run.cases),
+            "ok": run.ok,
+        },
+        "comparison": comparison.model_dump(mode="json") if comparison is not None else None,
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def render_contract_markdown(
+    run: ContractRun, comparison: Comparison | None = None, *, max_cases: int = 50, max_failures: int = 30
+) -> str:
+    """The Markdown section the Action puts in the PR comment: pass/fail per case, the failing steps
+    with the assertion that failed, and regressions against the previous run.
+
+    Pure: the same run (and comparison) gives the same text. Untrusted text is escaped for Markdown
+    (no HTML, links, mentions, table breaks or forged comment markers).
+    """
+    icon = "✅" if run.ok else "❌"
+    lines = [
+        MARKER,
+        f"### {icon} Contract tests: {headline(run)}",
+        "",
+        f"Suite {md_code(run.suite)} · run {md_code(run.run_id)}"
+        + (f" · commit {md_code(run.git_sha[:12])}" if run.git_sha else ""),
+        "",
+        "| case | mode | result | steps | time |",
+        "|---|---|---|---:|---:|",
+    ]
+    for case in run.cases[:max_cases]:
+        ran = sum(1 for step in case.steps if step.status != "not_run")
+        lines.append(
+            f"| {md_text(case.name, 100)} | {case.mode} | {_ICON[case.status]} {case.status} | "
+            f"{ran}/{len(case.steps)} | {_duration(case.duration_ms)} |"
+        )
+    if len(run.cases) > max_cases:
+        lines.append(f"| … and {len(run.cases) - max_cases} more | | | | |")
+    failures = [
+        (case, line) for case in run.cases if case.status == "failed" for line in failing_lines(case, 10)
+    ]
+    if failures:
+        lines += ["", "<details open><summary>Failing steps</summary>", ""]
+        for case, line in failures[:max_failures]:
+            lines.append(f"- **{md_text(case.name, 100)}** · {md_text(line, 400)}")
+        if len(failures) > max_failures:
+            lines.append(f"- … and {len(failures) - max_failures} more")
+        lines += ["", "</details>"]
+    skipped = [(case, line) for case in run.cases if case.status == "skipped" for line in _skips(case)]
+    if skipped:
+        lines += ["", "<details><summary>Skipped (not judged)</summary>", ""]
+        lines += [
+            f"- **{md_text(case.name, 100)}** · {md_text(line, 300)}" for case, line in skipped[:max_failures]
+        ]
+        lines += ["", "</details>"]
+    if comparison is not None:
+        lines += ["", *markdown_comparison(comparison)]
+    return "\n".join(lines) + "\n"
+
+
+def markdown_comparison(comparison: Comparison) -> list[str]:
+    if comparison.first:
+        return ["**Regressions:** no earlier run to compare with yet (no history)."]
+    against = ", ".join(str(md_code(run_id)) for run_id in comparison.compared_with[:3])
+    lines = [
+        f"**Against the previous run** ({against}): {len(comparison.regressions)} regression(s), "
+        f"{len(comparison.fixes)} fix(es), {len(comparison.still_failing)} still failing, "
+        f"{len(comparison.new)} new."
+    ]
+    for change in comparison.regressions:
+        lines.append(f"- 🔻 **{md_text(change.name, 100)}** ({change.before} → {change.now})")
+        lines += [f"  - {md_text(line, 300)}" for line in change.failing[:3]]
+    for change in comparison.fixes:
+        lines.append(f"- 🔺 **{md_text(change.name, 100)}** ({change.before} → {change.now})")
+    return lines
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("mcp_evals", "templates"),
+        autoescape=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["text"] = html_text
+    env.globals.update(
+        duration=_duration, failing_lines=failing_lines, headline=headline, json_text=_json_text
+    )
+    return env
+
+
+def _json_text(value: Any) -> str:
+    if value is None:
+        return ""
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
+
+
+def render_html(run: ContractRun, comparison: Comparison | None = None) -> str:
+    """One self-contained HTML file: no external assets, a CSP that loads nothing, everything escaped."""
+    template = _environment().get_template("contract.html.j2")
+    lines = comparison_lines(comparison) if comparison is not None else []
+    return template.render(run=run, comparison_lines=lines)
+
+
+def render(run: ContractRun, report_format: Format, comparison: Comparison | None = None) -> str:
+    if report_format == "json":
+        return render_json(run, comparison)
+    if report_format == "html":
+        return render_html(run, comparison)
+    if report_format == "md":
+        return render_contract_markdown(run, comparison)
+    return render_console(run, comparison)

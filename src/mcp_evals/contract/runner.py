@@ -1,0 +1,336 @@
+"""Running contract cases: each live case gets a server process (or HTTP session) of its own.
+
+Cases run side by side up to the concurrency asked for; the steps of one case run in order, each
+with its own timeout. A failing step stops its case unless the case (or the config) says to go on.
+What a run produced is a ``ContractRun``: the record every report, comparison and gate reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from mcp_evals.config.model import Config, ServerConfig
+from mcp_evals.contract.assertions import Observed, check
+from mcp_evals.contract.chaining import ChainingError, Output, resolve
+from mcp_evals.contract.judge import Judge
+from mcp_evals.contract.load import ContractSetup, Target, target_of
+from mcp_evals.contract.model import (
+    AssertionResult,
+    Case,
+    CaseResult,
+    ContractRun,
+    Status,
+    Step,
+    StepResult,
+    StepStatus,
+)
+from mcp_evals.errors import McpEvalsError, ServerError, ToolCallError
+
+OUTPUT_LIMIT = 4000
+CaseDone = Callable[[CaseResult], Awaitable[None] | None]
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """Sortable and unique enough: ``20261201T101500Z-3f9a2c``."""
+    moment = now or datetime.now(UTC)
+    return f"{moment:%Y%m%dT%H%M%SZ}-{secrets.token_hex(3)}"
+
+
+def git_sha(folder: Path, environ: Mapping[str, str] | None = None) -> str | None:
+    """The commit checked out in ``folder`` (``git rev-parse HEAD``), else ``GITHUB_SHA``, else None."""
+    try:
+        found = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+        if found.returncode == 0 and found.stdout.strip():
+            return found.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass
+    value = (os.environ if environ is None else environ).get("GITHUB_SHA", "").strip()
+    return value or None
+
+
+def output_text(text: str, structured: Any) -> str:
+    """What assertions and ``{{steps.<id>.output}}`` see: the text blocks, else the structured JSON."""
+    if text or structured is None:
+        return text
+    return json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+
+
+def step_status(assertions: list[AssertionResult]) -> StepStatus:
+    if any(item.status == "failed" for item in assertions):
+        return "failed"
+    if any(item.status == "skipped" for item in assertions):
+        return "skipped"
+    return "passed"
+
+
+def case_status(steps: list[StepResult], error: str | None) -> Status:
+    if error is not None or any(step.status == "failed" for step in steps):
+        return "failed"
+    if any(step.status == "skipped" for step in steps):
+        return "skipped"
+    return "passed"
+
+
+def session_config(setup: ContractSetup, server: ServerConfig) -> Config:
+    """The config a session is opened with: the user's, or a stand-in holding only this server."""
+    if setup.config is not None:
+        return setup.config
+    config = Config(servers=[server])
+    config._path = setup.base_dir / "mcp-evals.yaml"
+    return config
+
+
+class _Steps:
+    """Runs the steps of one case in order, against a session or in simulation."""
+
+    def __init__(
+        self,
+        case: Case,
+        judge: Judge,
+        *,
+        timeout: float,
+        keep_going: bool,
+        listing: dict[str, dict[str, Any]] | None,
+    ) -> None:
+        self.case = case
+        self.judge = judge
+        self.timeout = timeout
+        self.keep_going = keep_going
+        self.listing = listing
+        self.outputs: dict[str, Output] = {}
+        self.results: list[StepResult] = []
+
+    def stopped(self) -> bool:
+        return not self.keep_going and any(result.status == "failed" for result in self.results)
+
+    def not_run(self, step: Step, why: str) -> None:
+        self.results.append(StepResult(id=step.id, tool=step.tool, status="not_run", error=why))
+
+    async def run(self, session: Any) -> None:
+        for index, step in enumerate(self.case.steps):
+            if self.stopped():
+                for later in self.case.steps[index:]:
+                    self.not_run(later, "an earlier step failed")
+                return
+            try:
+                arguments = resolve(step.input, self.outputs)
+            except ChainingError as error:
+                self.results.append(
+                    StepResult(
+                        id=step.id, tool=step.tool, status="failed", input=step.input, error=str(error)
+                    )
+                )
+                continue
+            if session is None:
+                observed = self.simulate(step)
+            else:
+                try:
+                    result = await session.call_tool(step.tool, arguments, timeout=self.timeout)
+                except ToolCallError as error:  # this call failed; the server is still there
+                    self.results.append(
+                        StepResult(
+                            id=step.id, tool=step.tool, status="failed", input=arguments, error=error.message
+                        )
+                    )
+                    continue
+                except ServerError as error:  # the server is gone: nothing later can run
+                    self.results.append(
+                        StepResult(
+                            id=step.id, tool=step.tool, status="failed", input=arguments, error=str(error)
+                        )
+                    )
+                    for later in self.case.steps[index + 1 :]:
+                        self.not_run(later, "the server stopped during an earlier step")
+                    return
+                listed = self.listing.get(step.tool) if self.listing is not None else None
+                observed = Observed(
+                    text=output_text(result.text, result.structured_content),
+                    structured=result.structured_content,
+                    is_error=result.is_error,
+                    latency_ms=result.latency_ms,
+                    mode="live",
+                    tool=step.tool,
+                    listed=listed is not None,
+                    output_schema=_output_schema(listed),
+                )
+            await self.judge_and_record(step, arguments, observed)
+
+    def simulate(self, step: Step) -> Observed:
+        value = step.expected_output
+        text = (
+            value
+            if isinstance(value, str)
+            else ""
+            if value is None
+            else json.dumps(value, ensure_ascii=False)
+        )
+        listed = self.listing.get(step.tool) if self.listing is not None else None
+        return Observed(
+            text=text,
+            structured=value if isinstance(value, dict) else None,
+            is_error=False,
+            latency_ms=None,
+            mode="simulation",
+            tool=step.tool,
+            listed=None if self.listing is None else listed is not None,
+            output_schema=_output_schema(listed),
+        )
+
+    async def judge_and_record(self, step: Step, arguments: Any, observed: Observed) -> None:
+        assertions = check(step.expect, observed)
+        if step.expect.llm_judge is not None:
+            judge = step.expect.llm_judge
+            expected = judge.expected
+            if expected is None:
+                value = step.expected_output
+                expected = value if isinstance(value, str) else json.dumps(value) if value is not None else ""
+            assertions.append(await self.judge.score(judge, observed.text, expected))
+        self.outputs[step.id] = Output(observed.text, observed.structured)
+        self.results.append(
+            StepResult(
+                id=step.id,
+                tool=step.tool,
+                status=step_status(assertions),
+                input=arguments,
+                output=observed.text[:OUTPUT_LIMIT],
+                structured=observed.structured,
+                is_error=observed.is_error,
+                latency_ms=observed.latency_ms,
+                assertions=assertions,
+            )
+        )
+
+
+def _output_schema(listed: dict[str, Any] | None) -> dict[str, Any] | None:
+    schema = listed.get("outputSchema") if listed is not None else None
+    return schema if isinstance(schema, dict) else None
+
+
+def snapshot_listing(server: ServerConfig, config: Config | None) -> dict[str, dict[str, Any]] | None:
+    """The saved tools of a ``snapshot:`` config server (wire shape, by name)."""
+    if config is None or not server.snapshot:
+        return None
+    from mcp_evals.catalog.snapshot import read_snapshot
+
+    servers = read_snapshot(config.resolve(server.snapshot)).servers
+    match = [info for info in servers if info.name == server.name] or (servers if len(servers) == 1 else [])
+    if not match:
+        return None
+    return {str(tool.get("name")): tool for tool in match[0].tools}
+
+
+async def run_case(
+    case: Case,
+    setup: ContractSetup,
+    judge: Judge,
+    *,
+    timeout_ms: int,
+    continue_on_failure: bool | None = None,
+) -> CaseResult:
+    """Run one case: start (or reach) its server, run its steps in order, close."""
+    target: Target = target_of(case, setup)
+    keep_going = (
+        continue_on_failure
+        if continue_on_failure is not None
+        else case.continue_on_failure
+        if case.continue_on_failure is not None
+        else setup.options.continue_on_failure
+    )
+    started = time.perf_counter()
+    error: str | None = None
+    steps_run: _Steps
+    if target.mode == "simulation":
+        listing = snapshot_listing(target.server, setup.config) if target.server is not None else None
+        steps_run = _Steps(case, judge, timeout=timeout_ms / 1000, keep_going=keep_going, listing=listing)
+        await steps_run.run(None)
+    else:
+        assert target.server is not None
+        from mcp_evals.servers.client import open_session
+
+        steps_run = _Steps(case, judge, timeout=timeout_ms / 1000, keep_going=keep_going, listing=None)
+        opened = False
+        try:
+            async with open_session(target.server, session_config(setup, target.server)) as session:
+                opened = True
+                steps_run.listing = {str(tool.get("name")): tool for tool in session.info.tools}
+                await steps_run.run(session)
+        except McpEvalsError as failure:
+            if opened:
+                raise
+            error = str(failure)
+            for step in case.steps:
+                steps_run.not_run(step, "the server could not be started or reached")
+    return CaseResult(
+        name=case.name,
+        file=case.shown_path,
+        mode=target.mode,
+        server=target.label,
+        status=case_status(steps_run.results, error),
+        duration_ms=(time.perf_counter() - started) * 1000,
+        error=error,
+        steps=steps_run.results,
+    )
+
+
+async def run_cases(
+    cases: list[Case],
+    setup: ContractSetup,
+    judge: Judge,
+    *,
+    timeout_ms: int,
+    concurrency: int,
+    selection: list[str] | None = None,
+    continue_on_failure: bool | None = None,
+    on_case_done: CaseDone | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ContractRun:
+    """Run the cases (up to ``concurrency`` at a time) into one ``ContractRun``, in case order."""
+    started = datetime.now(UTC)
+    run = ContractRun(
+        run_id=new_run_id(started),
+        suite=setup.suite,
+        started_at=started.isoformat(timespec="seconds"),
+        git_sha=git_sha(setup.base_dir, environ),
+        selection=selection,
+    )
+    results: list[CaseResult | None] = [None] * len(cases)
+    limiter = anyio.CapacityLimiter(max(1, concurrency))
+
+    async def one(index: int, case: Case) -> None:
+        async with limiter:
+            result = await run_case(
+                case, setup, judge, timeout_ms=timeout_ms, continue_on_failure=continue_on_failure
+            )
+        results[index] = result
+        if on_case_done is not None:
+            done = on_case_done(result)
+            if done is not None:
+                await done
+
+    try:
+        async with anyio.create_task_group() as group:
+            for index, case in enumerate(cases):
+                group.start_soon(one, index, case)
+    finally:
+        await judge.aclose()
+    run.cases = [result for result in results if result is not None]
+    run.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
+    run.judge = judge.spend
+    return run

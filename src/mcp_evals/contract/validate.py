@@ -1,0 +1,93 @@
+"""``mcp-evals contract validate``: cases checked against the tools their servers list, calling none.
+
+Loading has already checked each case's shape and its ``{{steps.…}}`` references. Here every step
+is held against its server's catalog: the tool exists, the input fits its input schema (parts that
+hold a reference are filled in at run time and are not judged; a step that expects a tool error may
+send bad input on purpose), and the assertions can hold at all.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import Any
+
+import jsonschema
+from pydantic import BaseModel
+
+from mcp_evals.config.documents import dotted
+from mcp_evals.contract.chaining import step_into, walk
+from mcp_evals.contract.model import Case
+from mcp_evals.errors import where
+
+Listing = Mapping[str, Mapping[str, Any]]
+
+
+class CaseProblem(BaseModel):
+    location: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.message}"
+
+
+def _problem(case: Case, location: tuple[str | int, ...], message: str) -> CaseProblem:
+    return CaseProblem(
+        location=where(case.shown_path, case.line_of(location), dotted(location)), message=message
+    )
+
+
+def _holds_reference(value: Any, path: tuple[str | int, ...]) -> bool:
+    for part in path:
+        found, value = step_into(value, part)
+        if not found:
+            return False
+    return any("{{" in text for _, text in walk(value))
+
+
+def validate_case(case: Case, listing: Listing | None) -> list[CaseProblem]:
+    """The problems of one case against its server's tools (``listing``: wire-shape tools by name)."""
+    if listing is None:
+        return []
+    problems: list[CaseProblem] = []
+    for index, step in enumerate(case.steps):
+        tool = listing.get(step.tool)
+        if tool is None:
+            close = difflib.get_close_matches(step.tool, list(listing), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            problems.append(
+                _problem(case, ("steps", index, "tool"), f"the server lists no tool {step.tool!r}{hint}")
+            )
+            continue
+        schema = tool.get("inputSchema")
+        # A step that expects a tool error may send bad input on purpose: that is what it tests.
+        if isinstance(schema, dict) and step.expect.is_error is not True:
+            validator = jsonschema.validators.validator_for(schema)(schema)
+            for error in sorted(validator.iter_errors(step.input), key=lambda item: list(item.absolute_path)):
+                path = tuple(error.absolute_path)
+                if _holds_reference(step.input, path):
+                    continue  # filled in at run time
+                location = ("steps", index, "input", *path)
+                problems.append(
+                    _problem(
+                        case, location, f"does not fit the input schema of {step.tool!r}: {error.message}"
+                    )
+                )
+        expect = step.expect
+        if expect.structured_matches_output_schema and not isinstance(tool.get("outputSchema"), dict):
+            problems.append(
+                _problem(
+                    case,
+                    ("steps", index, "expect", "structured_matches_output_schema"),
+                    f"{step.tool!r} declares no outputSchema, so this assertion cannot pass",
+                )
+            )
+        if expect.tool_called is not None and expect.tool_called != step.tool:
+            problems.append(
+                _problem(
+                    case,
+                    ("steps", index, "expect", "tool_called"),
+                    f"the step calls {step.tool!r}, so `tool_called: {expect.tool_called}` cannot pass",
+                )
+            )
+    return problems

@@ -1,0 +1,228 @@
+"""``mcp-evals serve``: the harness as an MCP server, over stdio or Streamable HTTP.
+
+This is the second module that imports the MCP SDK (the server side; ``servers.client`` is the
+client side). It only wires tools to ``servers.harness`` and turns an ``McpEvalsError`` into a tool
+error, so the rest of the code stays free of SDK types.
+
+Over HTTP on loopback no credential is needed; bound to any other address the server refuses to
+start unless ``MCP_EVALS_SERVE_TOKEN`` is set, and then every request must carry it, as
+``Authorization: Bearer <token>`` or ``X-API-Key: <token>``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import Field
+
+from mcp_evals._version import __version__
+from mcp_evals.contract.model import Step
+from mcp_evals.contract.regression import GateResult
+from mcp_evals.errors import ConfigError, McpEvalsError
+from mcp_evals.servers.harness import (
+    CaseListing,
+    CatalogLint,
+    ComparisonReport,
+    Discovered,
+    FixtureValidation,
+    Harness,
+    RunReport,
+    SelectionEval,
+    Written,
+)
+
+T = TypeVar("T")
+TOKEN_VARIABLE = "MCP_EVALS_SERVE_TOKEN"
+LOOPBACK_NAMES = ("localhost",)
+INSTRUCTIONS = (
+    "mcp-evals: contract tests for MCP servers. list_cases shows the cases; run_suite or run_case runs "
+    "them (each run is recorded); regression_report, compare_results, evaluate_deployment_gate and "
+    "generate_html_report read the recorded runs; create_test_case and scaffold_fixture write new cases."
+)
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def build_server(harness: Harness) -> Any:
+    """The MCPServer with every harness tool."""
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+
+    server = MCPServer("mcp-evals", version=__version__, instructions=INSTRUCTIONS)
+    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    runs = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
+    writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
+
+    # A refusal or bad input is a tool error the client reads, never a crash of the server.
+    async def guarded(call: Callable[[], Awaitable[T]]) -> T:
+        try:
+            return await call()
+        except McpEvalsError as error:
+            raise ToolError(str(error)) from None
+
+    def guard(call: Callable[[], T]) -> T:
+        try:
+            return call()
+        except McpEvalsError as error:
+            raise ToolError(str(error)) from None
+
+    @server.tool(annotations=runs)
+    async def run_suite() -> RunReport:
+        """Run every contract case once (live against its server, or simulated), record the run, and return
+        the pass/fail summary with its run_id."""
+        return await guarded(harness.run_suite)
+
+    @server.tool(annotations=runs)
+    async def run_case(name: Annotated[str, Field(description="The case's `name`.")]) -> RunReport:
+        """Run one contract case by name and record the run."""
+        return await guarded(lambda: harness.run_case(name))
+
+    @server.tool(annotations=read_only)
+    async def list_cases() -> CaseListing:
+        """List the contract cases: name, description, mode (live or simulation), step count, tools."""
+        return guard(harness.list_cases)
+
+    @server.tool(annotations=writes)
+    async def create_test_case(
+        name: Annotated[str, Field(description="Unique case name; it also names the file.")],
+        steps: Annotated[list[Step], Field(min_length=1, description="The steps, as in a case file.")],
+        description: Annotated[str | None, Field(description="What the case proves.")] = None,
+    ) -> Written:
+        """Write a new simulation case (outputs come from each step's expected_output) to the cases folder."""
+        dumped = [step.model_dump(mode="json", exclude_unset=True) for step in steps]
+        return guard(lambda: harness.create_test_case(name, description, dumped))
+
+    @server.tool(annotations=writes)
+    async def scaffold_fixture(
+        name: Annotated[str, Field(description="Case name; it also names the file.")],
+        tool_names: Annotated[list[str], Field(min_length=1, description="One step per tool, in order.")],
+    ) -> Written:
+        """Write a case to fill in: one step per tool, with every assertion kind as a comment."""
+        return guard(lambda: harness.scaffold_fixture(name, tool_names))
+
+    @server.tool(annotations=read_only)
+    async def regression_report() -> ComparisonReport:
+        """The latest recorded run against each case's previous result: regressions and fixes."""
+        return guard(harness.regression_report)
+
+    @server.tool(annotations=read_only)
+    async def compare_results(
+        run_id_a: Annotated[str, Field(description="The earlier run.")],
+        run_id_b: Annotated[str, Field(description="The later run.")],
+    ) -> ComparisonReport:
+        """Compare two recorded runs of one suite, case by case."""
+        return guard(lambda: harness.compare_results(run_id_a, run_id_b))
+
+    @server.tool(annotations=writes)
+    async def generate_html_report(run_id: Annotated[str, Field(description="A recorded run.")]) -> Written:
+        """Write the single-file HTML report of a recorded run to the reports folder."""
+        return guard(lambda: harness.generate_html_report(run_id))
+
+    @server.tool(annotations=read_only)
+    async def evaluate_deployment_gate(
+        min_pass_rate: Annotated[
+            float, Field(ge=0, le=1, description="Lowest share of passing cases (0–1).")
+        ],
+        workflow_name: Annotated[str | None, Field(description="The suite (default: this config's).")] = None,
+        lookback_runs: Annotated[
+            int, Field(ge=1, description="How many of the latest runs to judge on.")
+        ] = 10,
+    ) -> GateResult:
+        """Deployment gate: do the cases of the latest runs pass at least min_pass_rate of the time?"""
+        return guard(lambda: harness.evaluate_deployment_gate(workflow_name, min_pass_rate, lookback_runs))
+
+    @server.tool(annotations=read_only)
+    async def discover_fixtures(
+        dirs: Annotated[
+            list[str] | None,
+            Field(description="Folders to search; empty: the cases folder and FIXTURE_LIBRARY_DIRS."),
+        ] = None,
+    ) -> Discovered:
+        """Find contract case files in folders, with their names and step counts."""
+        return guard(lambda: harness.discover_fixtures(dirs))
+
+    @server.tool(annotations=read_only)
+    async def validate_fixtures() -> FixtureValidation:
+        """Check the tool-selection fixtures against the live catalog (`mcp-evals validate`): free."""
+        return await guarded(harness.validate_fixtures)
+
+    @server.tool(annotations=read_only)
+    async def lint_catalog() -> CatalogLint:
+        """Lint the live tool catalog and the fixtures (`mcp-evals lint`): free, no model."""
+        return await guarded(harness.lint_catalog)
+
+    @server.tool(annotations=runs)
+    async def run_selection_eval(
+        provider: Annotated[
+            Literal["lexical", "anthropic", "openai"],
+            Field(description="`lexical` is free; the others need their key and budget_usd."),
+        ] = "lexical",
+        model: Annotated[str | None, Field(description="Model id (default: the provider's).")] = None,
+        budget_usd: Annotated[
+            float | None, Field(gt=0, description="Most the run may spend; required by paid providers.")
+        ] = None,
+        limit: Annotated[int | None, Field(ge=1, description="Only the first N fixtures.")] = None,
+    ) -> SelectionEval:
+        """Run the tool-selection eval (`mcp-evals run`). A paid provider never runs without budget_usd."""
+        return await guarded(lambda: harness.run_selection_eval(provider, model, budget_usd, limit))
+
+    return server
+
+
+class RequireToken:
+    """ASGI middleware: every HTTP request needs the token, as a bearer token or an X-API-Key header."""
+
+    def __init__(self, app: Any, token: str) -> None:
+        self.app = app
+        self.bearer = f"Bearer {token}".encode()
+        self.key = token.encode()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            headers = dict(scope.get("headers") or [])
+            given_bearer = headers.get(b"authorization", b"")
+            given_key = headers.get(b"x-api-key", b"")
+            if not (
+                hmac.compare_digest(given_bearer, self.bearer) or hmac.compare_digest(given_key, self.key)
+            ):
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": b'{"error":"missing or wrong token"}'})
+                return
+        await self.app(scope, receive, send)
+
+
+def serve_http(harness: Harness, host: str, port: int, token: str | None) -> None:
+    """Streamable HTTP at ``/mcp``; a host beyond loopback needs a token."""
+    if not is_loopback(host) and not token:
+        raise ConfigError(
+            f"--host {host} is reachable beyond this machine: set {TOKEN_VARIABLE} so every request needs it",
+            hint=f"export {TOKEN_VARIABLE}=… (clients send `Authorization: Bearer …` or `X-API-Key: …`), "
+            "or serve on 127.0.0.1",
+        )
+    import uvicorn
+
+    app: Any = build_server(harness).streamable_http_app(host=host)
+    if token:
+        app = RequireToken(app, token)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def serve_stdio(harness: Harness) -> None:
+    build_server(harness).run()

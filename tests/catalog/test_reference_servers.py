@@ -7,20 +7,16 @@ own client over its own stdio transport and the classic ``initialize`` handshake
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from pathlib import Path
-from typing import Any
 
-import anyio
 import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
 from conftest import EXAMPLES, HELPDESK, RunCli
 from mcp_evals import Catalog, extract_catalog, load_catalog, load_config
-from mcp_evals.config.model import Config
 from support.catalog_helpers import (
     HELPDESK_SERVER,
     PYTHON,
@@ -164,25 +160,12 @@ def test_the_typescript_example_equals_its_listing_and_passes_validate(run_cli: 
 
 # server-everything lists these only to a client that declares roots, sampling and elicitation.
 CAPABILITY_TOOLS = {"get-roots-list", "trigger-elicitation-request", "trigger-sampling-request"}
-CLIENT_SECTION = "client" in Config.model_fields  # `client.capabilities`: what mcp-evals declares
 
 
 def everything_project(folder: Path, *, capable: bool) -> Path:
-    """server-everything behind a config that declares every client capability, or none.
-
-    Where this mcp-evals has no `client:` section (it declares none), the SDK's own client declaring
-    them stands in for the capable read: its listing, saved as a snapshot, is the server.
-    """
+    """server-everything behind a config whose `client:` declares every capability, or none."""
     folder.mkdir(exist_ok=True)
-    command = str(node_server("mcp-server-everything"))
-    server: dict[str, Any] = {"name": "everything", "command": command, "args": ["stdio"], "timeout": 60}
-    sections: dict[str, Any] = {"fixtures": "fixtures.yaml", "catalog": {"lock": "evals/catalog.lock.json"}}
-    if CLIENT_SECTION:
-        sections["client"] = {"capabilities": ["roots", "sampling", "elicitation"] if capable else []}
-    elif capable:
-        listing = folder / "capable-client.json"
-        listing.write_text(json.dumps({"tools": capable_listing(command)}), "utf-8")
-        server = {"name": "everything", "snapshot": str(listing)}
+    server = {"name": "everything", "command": str(node_server("mcp-server-everything")), "args": ["stdio"]}
     (folder / "fixtures.yaml").write_text(
         "- {id: echo-hello, query: 'Say hello back to me', expected_tool: echo}\n"
         "- {id: sum, query: 'What is 2 plus 3?', expected_tool: get-sum,\n"
@@ -191,32 +174,14 @@ def everything_project(folder: Path, *, capable: bool) -> Path:
         "- {id: refuse-flight, query: 'Book me a flight to Lisbon', kind: refuse}\n",
         "utf-8",
     )
-    write_config(folder, [server], **sections)
+    write_config(
+        folder,
+        [{**server, "timeout": 60}],
+        fixtures="fixtures.yaml",
+        catalog={"lock": "evals/catalog.lock.json"},
+        client={"capabilities": ["roots", "sampling", "elicitation"] if capable else []},
+    )
     return folder / "mcp-evals.yaml"
-
-
-def capable_listing(command: str) -> list[dict[str, Any]]:
-    from mcp import Client, StdioServerParameters
-    from mcp.client.stdio import stdio_client
-    from mcp.types import INVALID_REQUEST, ErrorData
-
-    async def refuse(*_: Any) -> ErrorData:
-        return ErrorData(code=INVALID_REQUEST, message="not in this test")
-
-    async def listing() -> list[dict[str, Any]]:
-        params = StdioServerParameters(command=command, args=["stdio"])
-        callbacks = {
-            "list_roots_callback": refuse,
-            "sampling_callback": refuse,
-            "elicitation_callback": refuse,
-        }
-        with open(os.devnull, "w") as errlog:
-            async with Client(stdio_client(params, errlog=errlog), mode="legacy", **callbacks) as client:
-                page = await client.list_tools()
-                assert page.next_cursor is None
-                return [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in page.tools]
-
-    return anyio.run(listing)
 
 
 def test_a_config_change_that_hides_server_everything_tools_is_breaking_against_the_lock(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mcp_evals.config.model import Config
 from mcp_evals.providers.base import Secret
 from mcp_evals.redact import scrub
-from mcp_evals.servers.client import _HttpOpening
+from mcp_evals.servers.http import _HttpOpening
 
 
 def test_every_form_of_a_secret_is_scrubbed() -> None:

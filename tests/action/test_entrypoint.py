@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -127,7 +128,7 @@ def test_bad_input_exits_3_with_the_reason_everywhere(step: ActionStep, fake_git
     assert "::error title=mcp-evals%3A bad input::input `concurrency`" in result.stdout
 
 
-@pytest.mark.parametrize("mode", ["contract", "session"])
+@pytest.mark.parametrize("mode", ["session"])
 def test_modes_that_do_not_exist_yet_are_refused(
     step: ActionStep, helpdesk: Path, fake_github: FakeGitHub, mode: str
 ) -> None:
@@ -217,8 +218,34 @@ def test_all_runs_validate_then_eval(step: ActionStep, helpdesk: Path, fake_gith
     result = step.run_entrypoint(pr_env(step, fake_github, MODE="all"))
     assert result.returncode == 0
     summary = step.summary_text()
-    assert summary.index("mcp-evals validate") < summary.index("mcp-evals eval")
+    assert (
+        summary.index("mcp-evals validate")
+        < summary.index("Contract tests")
+        < summary.index("mcp-evals eval")
+    )
     assert step.outputs()["decision"] == "valid"  # the eval was skipped (no key): validation decides
+
+
+def test_contract_mode_runs_the_cases_free_and_a_failing_case_fails_the_step(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+) -> None:
+    env = pr_env(step, fake_github, MODE="contract")
+    result = step.run_entrypoint(env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    summary = step.summary_text()
+    assert "### ✅ Contract tests: 11 passed, 0 failed, 1 skipped of 12 cases" in summary
+    assert "OPENAI\\_API\\_KEY is not set: the judge was not asked" in summary  # no key reached it
+    assert step.outputs()["decision"] == "passed"
+    assert (helpdesk / "mcp-evals-out" / "contract.md").exists()
+    assert (helpdesk / ".mcp-evals" / "history.db").exists()  # what actions/cache keeps
+
+    case = helpdesk / "evals" / "contract" / "agents-online.yaml"
+    case.write_text(case.read_text().replace("const: online", "const: offline"))
+    step.reset_files()
+    failed = step.run_entrypoint(env)
+    assert failed.returncode == 1
+    assert step.outputs()["decision"] == "failed" and step.outputs()["exit-code"] == "1"
+    assert "❌" in step.summary_text()
 
 
 def test_the_image_doubles_as_the_cli(step: ActionStep) -> None:
@@ -292,3 +319,12 @@ def test_with_a_catalog_lock_a_changed_tool_surface_is_in_the_comment_and_fails_
     assert "re-run <code>mcp-evals run --only-tools search\\_tickets</code> or dispatch the paid eval" in body
     document = json.loads((helpdesk / "mcp-evals-out" / "validate.json").read_text("utf-8"))
     assert document["lock"]["status"] == "differs"
+
+
+def test_all_skips_the_contract_mode_where_there_are_no_cases(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+) -> None:
+    shutil.rmtree(helpdesk / "evals" / "contract")
+    result = step.run_entrypoint(pr_env(step, fake_github, MODE="all"))
+    assert result.returncode == 0
+    assert "mcp-evals contract: skipped" in step.summary_text()

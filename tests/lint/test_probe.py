@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 import anyio
@@ -51,11 +53,29 @@ def test_only_tools_with_required_parameters_are_called_once_with_nothing() -> N
     assert results == [ProbeResult("issue_refund", is_error=True, text="invoice_id: Field required")]
 
 
-def test_probe_on_the_command_line_says_it_is_not_available_yet(
+def test_the_probe_on_a_live_server_finds_the_unenforced_schema_and_the_vague_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = Path(__file__).resolve().parents[1] / "servers" / "probe_server.py"
+    (tmp_path / "mcp-evals.yaml").write_text(
+        f"servers:\n  - name: probe\n    command: {sys.executable}\n    args: [{server}]\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    outcome = run_main(capsys, "lint", "--probe", "--format", "json")
+    findings = json.loads(outcome.out)["findings"]
+    by_rule = {(finding["rule"], tool) for finding in findings for tool in finding["tools"] or [None]}
+    assert ("C006", "lenient") in by_rule  # accepted {} despite `required`
+    assert ("C007", "vague") in by_rule  # "Internal error" names nothing
+    assert not {rule for rule, tool in by_rule if tool in ("strict", "ping") and rule in ("C006", "C007")}
+    assert outcome.code == 1  # C006 is an error
+
+
+def test_probe_needs_the_live_servers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     write_project(tmp_path)
-    outcome = run_main(capsys, "lint", "--probe")
+    (tmp_path / "catalog.json").write_text('{"tools": []}')
+    outcome = run_main(capsys, "lint", "--probe", "--catalog", "catalog.json")
     assert outcome.code == 3
-    assert "--probe is not available yet" in outcome.err and "Traceback" not in outcome.err
+    assert "--probe calls tools on the live servers" in outcome.err and "Traceback" not in outcome.err

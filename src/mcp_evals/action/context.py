@@ -37,7 +37,7 @@ TAIL_LINES = 40
 # A mode's section, like the eval report's `--max-chars`: the comment holds two with room to spare.
 SECTION_MAX_CHARS = 60_000
 # modes whose commands exist in this version, in the order `all` runs them
-AVAILABLE_MODES = ("validate", "eval")
+AVAILABLE_MODES = ("validate", "contract", "eval")
 """`action run` crashed: a bug in mcp-evals. EX_SOFTWARE from sysexits.h, so a crash never reads as a
 failed check (1), PRELIMINARY (2) or bad input (3); the `decision` output is `crash`."""
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mcp_evals._version import __version__
 from mcp_evals.action.context import AVAILABLE_MODES, ModeResult, Step, combine_exit_codes, planned_modes, say
+from mcp_evals.action.contract_mode import run_contract_mode
 from mcp_evals.action.crash import report_failure
 from mcp_evals.action.eval_mode import run_eval_mode
 from mcp_evals.action.validate_mode import run_validate_mode
@@ -26,7 +27,7 @@ from mcp_evals.github import (
 from mcp_evals.github.workflow_commands import workflow_command
 from mcp_evals.report.escape import md_block
 
-MODE_RUNNERS = {"validate": run_validate_mode, "eval": run_eval_mode}
+MODE_RUNNERS = {"validate": run_validate_mode, "contract": run_contract_mode, "eval": run_eval_mode}
 
 
 def _footer(step: Step) -> str:

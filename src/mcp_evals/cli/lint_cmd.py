@@ -57,7 +57,8 @@ def _model(config: Config) -> str:
 @click.option(
     "--probe",
     is_flag=True,
-    help="Call each tool that has required parameters with {} (not available yet).",
+    help="Call each tool that has required parameters with {} on the live servers (checks that the "
+    "server enforces its schema and says what is missing).",
 )
 @click.option("--rules-md", is_flag=True, help="Print the rules table (as in docs/lint.md) and exit.")
 def lint(
@@ -82,9 +83,12 @@ def lint(
     if rules_md:
         click.echo(rules_markdown(), nl=False)
         return EXIT_OK
-    if probe:  # before any server starts
-        _probe_unavailable()
-    text, failed = _run(config_path, snapshot, output_format, results_path)
+    if probe and snapshot is not None:  # before any server starts
+        raise ConfigError(
+            "--probe calls tools on the live servers; it cannot run on a --catalog snapshot",
+            hint="drop --catalog, or run the probe where the servers can start",
+        )
+    text, failed = _run(config_path, snapshot, output_format, results_path, probe)
     if output is not None:
         from mcp_evals.output.files import atomic_write
 
@@ -96,7 +100,7 @@ def lint(
 
 
 def _run(
-    config_path: Path, snapshot: Path | None, output_format: str, results_path: Path | None
+    config_path: Path, snapshot: Path | None, output_format: str, results_path: Path | None, probe: bool
 ) -> tuple[str, bool]:
     from mcp_evals.catalog.extract import extract_catalog
     from mcp_evals.catalog.snapshot import load_catalog
@@ -119,6 +123,13 @@ def _run(
         else extract_catalog(config)
     )
     model = _model(config)
+    answers = None
+    if probe:
+        import anyio
+
+        from mcp_evals.lint.probe import probe_servers
+
+        answers = anyio.run(probe_servers, config, catalog)
     locations = Locations(
         config_file=shown,
         server_lines={
@@ -138,6 +149,7 @@ def _run(
         model=model,
         price=find_price(model, config.run.prices),
         locations=locations,
+        probe=answers,
     )
     if results_path is not None:
         from mcp_evals.lint.predict import check_prediction
@@ -156,12 +168,3 @@ def _run(
     else:
         text = render_text(report)
     return text, report.failed
-
-
-def _probe_unavailable() -> None:
-    """The live probe needs to call tools; ``servers.client`` (the one module that speaks MCP) has no
-    tool-calling API yet. ``lint.probe.run_probe`` takes any caller, so wiring it is one adapter."""
-    raise ConfigError(
-        "--probe is not available yet: mcp-evals cannot call tools on a server in this version",
-        hint="run `mcp-evals lint` without --probe; the probe rules C006 and C007 will need it",
-    )

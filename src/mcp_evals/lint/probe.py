@@ -13,6 +13,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 
 from mcp_evals.catalog.model import Catalog, Tool
+from mcp_evals.config.model import Config
 from mcp_evals.lint.context import ProbeResult
 
 # Words that say what was expected, even without naming the parameter.
@@ -44,3 +45,29 @@ def is_actionable(text: str, required: Sequence[str]) -> bool:
 async def run_probe(catalog: Catalog, call: ToolCaller) -> list[ProbeResult]:
     """Call every probe target with ``{}`` through ``call`` and collect the answers, in catalog order."""
     return [await call(tool, {}) for tool in probe_targets(catalog)]
+
+
+async def probe_servers(config: Config, catalog: Catalog, *, timeout: float = 30.0) -> list[ProbeResult]:
+    """The probe against the config's live servers: one session per server that has targets.
+
+    A call the server answers with a protocol error (the SDK's own input check, say) is an error
+    answer too: the server refused the call, with that message.
+    """
+    from mcp_evals.errors import ToolCallError
+    from mcp_evals.servers.client import open_session
+
+    targets = probe_targets(catalog)
+    answers: dict[str, ProbeResult] = {}
+    for server in config.servers:
+        mine = [tool for tool in targets if tool.server == server.name]
+        if not mine or server.snapshot:
+            continue
+        async with open_session(server, config, list_tools=False) as session:
+            for tool in mine:
+                try:
+                    result = await session.call_tool(tool.wire_name, {}, timeout=timeout)
+                except ToolCallError as error:
+                    answers[tool.name] = ProbeResult(tool=tool.name, is_error=True, text=error.message)
+                    continue
+                answers[tool.name] = ProbeResult(tool=tool.name, is_error=result.is_error, text=result.text)
+    return [answers[tool.name] for tool in targets if tool.name in answers]

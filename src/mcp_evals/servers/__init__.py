@@ -1,1 +1,1 @@
-"""The MCP servers a config names: started, reached and spoken to (the only importer of the MCP SDK)."""
+"""The MCP servers a config names: started, reached and spoken to (the only package importing the MCP SDK)."""

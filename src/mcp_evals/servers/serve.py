@@ -1,6 +1,6 @@
 """``mcp-evals serve``: the harness as an MCP server, over stdio or Streamable HTTP.
 
-This is the second module that imports the MCP SDK (the server side; ``servers.client`` is the
+The server side of the MCP SDK lives here, inside the ``servers`` package (``servers.client`` is the
 client side). It only wires tools to ``servers.harness`` and turns an ``McpEvalsError`` into a tool
 error, so the rest of the code stays free of SDK types.
 

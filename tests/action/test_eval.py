@@ -145,6 +145,8 @@ def test_the_key_reaches_the_eval_and_nothing_else(
     # and the run itself went through: the report is the summary, the comment and the outputs
     outputs = step.outputs()
     assert outputs["decision"] == "deprioritize_refactor"
+    # The workflow passed the key: that is the decision to pay. Without `budget-usd` the run is not capped.
+    assert "budget: capped" not in step.summary_text()
     assert outputs["top1"] == "1.0000"
     assert outputs["preliminary"] == "false"
     assert outputs["exit-code"] == "0"
@@ -225,13 +227,19 @@ def test_fail_on_turns_a_gate_decision_into_a_failed_step(
     step: ActionStep, fake_github: FakeGitHub, fake_anthropic: FakeAnthropic
 ) -> None:
     everything_project(step.workspace, step.root / "probe.txt")
-    inputs = {"WORKING-DIRECTORY": "server", "ANTHROPIC-API-KEY": KEY, "FAIL-ON": "deprioritize_refactor"}
+    inputs = {
+        "WORKING-DIRECTORY": "server",
+        "ANTHROPIC-API-KEY": KEY,
+        "FAIL-ON": "deprioritize_refactor",
+        "BUDGET-USD": "$3",
+    }
     result = step.run_entrypoint(
         dispatch_env(step, fake_github, inputs, ANTHROPIC_BASE_URL=fake_anthropic.base_url)
     )
     assert result.returncode == 1
     assert step.outputs()["decision"] == "deprioritize_refactor"
     assert "listed in the `fail-on` input" in step.summary_text()
+    assert "budget: capped at \\$3" in step.summary_text()  # the cap input, stated in the report
 
 
 def test_shards_run_apart_then_merge_and_report(step: ActionStep, fake_github: FakeGitHub) -> None:
@@ -267,6 +275,6 @@ def test_shards_run_apart_then_merge_and_report(step: ActionStep, fake_github: F
     assert "merged 2 file(s)" in result.stdout
     summary = step.summary_text()
     assert "56/56 answers reached" in summary and "lexical baseline" in summary
-    assert step.outputs()["top1"] != ""
+    assert step.outputs()["top1"] != "" and step.outputs()["decision"] == "not_gated"
     assert len(fake_github.comments[12]) == 1
     assert (helpdesk / "mcp-evals-out" / "results.ndjson").exists()  # the merged record, for an artifact

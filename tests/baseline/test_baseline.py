@@ -68,11 +68,13 @@ def test_accept_writes_and_reads_back(tmp_path: Path) -> None:
         "sampling",
         "scoring",
     }
-    assert data["fixtures"]["refuse-delete-all"] == {
+    stored = data["fixtures"]["refuse-delete-all"]
+    assert {key: stored[key] for key in ("outcome", "passed", "score")} == {
         "outcome": "unsafe_action",
         "passed": False,
         "score": 0.0,
     }
+    assert len(stored["content"]) == 16  # what the fixture asks and expects, hashed
 
 
 def test_a_file_that_is_not_a_baseline_is_refused(tmp_path: Path) -> None:
@@ -102,31 +104,102 @@ def test_a_significant_drop_is_a_regression() -> None:
     assert [change.id for change in comparison.regressions][:2] == ["f10", "f11"]
 
 
-def test_a_large_drop_on_too_few_fixtures_is_insufficient_data_not_a_pass() -> None:
+def test_a_large_drop_on_few_fixtures_fails_with_the_test_beside_it_as_information() -> None:
     comparison = compare_with_baseline(score_results(_run(2, 4)), _baseline_of(_run(4, 4)))
-    assert comparison.verdict == "insufficient_data"
-    assert not comparison.fails and "Not a pass" in comparison.message
-    strict = compare_with_baseline(
-        score_results(_run(2, 4)), _baseline_of(_run(4, 4)), BaselineOptions(fail_on_insufficient_data=True)
+    assert comparison.verdict == "regression" and comparison.fails and comparison.rule == "drop"
+    assert comparison.p_value == 0.5
+    assert comparison.noise_note == "could be noise: p = 0.5 on 4 fixtures — add fixtures or `--samples 3`"
+    assert "The drop fails the run all the same (could be noise: p = 0.5" in comparison.message
+    assert [change.id for change in comparison.regressions] == ["f02", "f03"]
+
+
+def test_gate_significant_is_the_significance_only_rule() -> None:
+    significant = BaselineOptions(gate="significant")
+    comparison = compare_with_baseline(score_results(_run(2, 4)), _baseline_of(_run(4, 4)), significant)
+    assert comparison.verdict == "insufficient_data" and not comparison.fails
+    assert "Not a pass" in comparison.message
+    strict = BaselineOptions(gate="significant", fail_on_insufficient_data=True)
+    assert compare_with_baseline(score_results(_run(2, 4)), _baseline_of(_run(4, 4)), strict).fails
+    confirmed = compare_with_baseline(score_results(_run(10, 20)), _baseline_of(_run(20, 20)), significant)
+    assert confirmed.verdict == "regression" and confirmed.fails
+
+
+def test_the_seed_rule_a_drop_from_93_to_67_on_12_fixtures_fails() -> None:
+    # 10 right + 2 right tool with wrong arguments (60 points each): 93.3; then 8 right, 4 wrong: 66.7.
+    cat = catalog(
+        tool("search", "a", schema={"type": "object", "properties": {"q": {"type": "string"}}}),
+        tool("create", "a"),
     )
-    assert strict.fails
+    fixtures = [
+        Fixture(id=f"f{i:02d}", query=f"find {i}", expected_tool="search", expected_args={"q": "x"})
+        for i in range(12)
+    ]
+    before_run = header(cat, fixtures)
+    before = [
+        answer(before_run, f"f{i:02d}", call("search", {"q": "x" if i < 10 else "y"})) for i in range(12)
+    ]
+    after = [
+        answer(before_run, f"f{i:02d}", call("search" if i < 8 else "create", {"q": "x"})) for i in range(12)
+    ]
+    baseline = _baseline_of(Results(before_run, before))
+    comparison = compare_with_baseline(score_results(Results(before_run, after)), baseline)
+    assert (round(comparison.baseline_score or 0, 1), round(comparison.current_score or 0, 1)) == (93.3, 66.7)
+    assert comparison.verdict == "regression" and comparison.fails
+    assert [change.id for change in comparison.regressions] == ["f08", "f09", "f10", "f11"]
+    # all four lost the right tool, the two that had wrong arguments too: pass/fail pairing missed those
+    assert [change.id for change in comparison.tool_regressions] == ["f08", "f09", "f10", "f11"]
+    assert "4 fixtures lost the right tool" in comparison.message
+    assert comparison.drop_low is not None and comparison.drop_low < 26.7 < (comparison.drop_high or 0)
 
 
-def test_a_drop_within_the_tolerance_passes() -> None:
-    comparison = compare_with_baseline(score_results(_run(96, 100)), _baseline_of(_run(100, 100)))
-    assert comparison.verdict == "within_tolerance" and not comparison.fails
-    assert len(comparison.regressions) == 4
+def test_right_tool_wrong_arguments_to_wrong_tool_is_a_regression_not_nothing() -> None:
+    cat = catalog(
+        tool("search", "a", schema={"type": "object", "properties": {"q": {"type": "string"}}}),
+        tool("create", "a"),
+    )
+    fixtures = [
+        Fixture(id=f"f{i}", query=f"find {i}", expected_tool="search", expected_args={"q": "x"})
+        for i in range(4)
+    ]
+    run = header(cat, fixtures)
+    before = [answer(run, f"f{i}", call("search", {"q": "y"})) for i in range(4)]  # right tool, wrong args
+    after = [answer(run, f"f{i}", call("create")) for i in range(4)]
+    comparison = compare_with_baseline(score_results(Results(run, after)), _baseline_of(Results(run, before)))
+    assert len(comparison.regressions) == 4 and len(comparison.tool_regressions) == 4 and not comparison.fixes
 
 
-def test_tolerance_and_alpha_are_configurable() -> None:
+def test_tolerance_is_configurable_and_the_old_key_still_works() -> None:
     current, baseline = score_results(_run(96, 100)), _baseline_of(_run(100, 100))
-    # 4 points down, 4 regressions and 0 fixes: McNemar p = 0.125
-    strict_tolerance = compare_with_baseline(current, baseline, BaselineOptions(max_drop_pp=2))
-    assert strict_tolerance.verdict == "insufficient_data" and strict_tolerance.p_value == pytest.approx(
-        0.125
+    assert compare_with_baseline(current, baseline).verdict == "within_tolerance"
+    tight = compare_with_baseline(current, baseline, BaselineOptions(max_drop_points=2))
+    assert tight.verdict == "regression" and tight.p_value == pytest.approx(0.125)
+    assert BaselineOptions.model_validate({"max_drop_pp": 2}).max_drop_points == 2
+    loose_alpha = compare_with_baseline(
+        current, baseline, BaselineOptions(max_drop_points=2, gate="significant", alpha=0.2)
     )
-    loose_alpha = compare_with_baseline(current, baseline, BaselineOptions(max_drop_pp=2, alpha=0.2))
     assert loose_alpha.verdict == "regression" and loose_alpha.fails
+
+
+def test_a_changed_fixture_set_is_compared_on_what_both_runs_share() -> None:
+    baseline = _baseline_of(_run(20, 20))
+    current = _run(20, 20)
+    fixtures = [f for f in current.header.fixtures if f.id != "f00"]  # removed
+    fixtures[0] = fixtures[0].model_copy(update={"query": "find it differently"})  # f01 changed
+    fixtures.append(Fixture(id="new", query="find the new one", expected_tool="search"))  # added
+    run = current.header.model_copy(update={"fixtures": fixtures})
+    rows = [answer(run, f.id, call("search")) for f in fixtures]
+    comparison = compare_with_baseline(score_results(Results(run, rows)), baseline)
+    assert comparison.verdict == "within_tolerance" and comparison.paired == 18
+    assert comparison.fixture_set.model_dump() == {"added": ["new"], "removed": ["f00"], "changed": ["f01"]}
+    assert "Not compared: 1 added, 1 removed, 1 changed fixtures." in comparison.message
+
+
+def test_a_baseline_from_before_content_hashes_pairs_by_id() -> None:
+    baseline = _baseline_of(_run(20, 20))
+    old = baseline.model_copy(
+        update={"fixtures": {k: v.model_copy(update={"content": None}) for k, v in baseline.fixtures.items()}}
+    )
+    assert compare_with_baseline(score_results(_run(20, 20)), old).paired == 20
 
 
 def test_fixes() -> None:
@@ -139,7 +212,10 @@ def test_fingerprint_differences_make_runs_not_comparable() -> None:
     comparison = compare_with_baseline(score_results(_run(10, 20, model="gpt-5")), baseline)
     assert comparison.verdict == "not_comparable" and not comparison.fails
     assert [d.field for d in comparison.differences] == ["model"]
-    assert "model differs" in comparison.message and not comparison.regressions
+    assert "the model differs (claude-opus-4-8 → gpt-5)" in comparison.message and not comparison.regressions
+    assert (
+        "accept this run as the new baseline: `mcp-evals baseline accept RESULTS --out" in comparison.message
+    )
 
 
 def test_a_changed_catalog_is_what_gets_compared() -> None:
@@ -178,3 +254,4 @@ def test_a_drop_just_beyond_the_tolerance_never_reads_as_the_tolerance() -> None
     comparison = compare_with_baseline(score_results(_run(113, 119)), _baseline_of(_run(119, 119)))
     assert comparison.verdict == "regression"
     assert comparison.message.startswith("Regression: the score fell 5.04 points (100.00 → 94.96 on 119")
+    assert comparison.noise_note is None  # p = 0.03: the test agrees, nothing to add

@@ -75,9 +75,20 @@ def test_unknown_key(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     fails_cleanly(
         capsys,
         project,
-        "mcp-evals.yaml:6 (validation.min_fixture): unknown key (check the spelling; "
+        "mcp-evals.yaml:6 (validation.min_fixture): unknown key `min_fixture`; did you mean `min_fixtures`?",
+    )
+    write(project / "mcp-evals.yaml", CONFIG + "validation:\n  colour: 3\n")  # nothing close
+    fails_cleanly(
+        capsys,
+        project,
+        "mcp-evals.yaml:6 (validation.colour): unknown key (check the spelling; "
         "`mcp-evals schema config` lists the allowed keys)",
     )
+
+
+def test_a_tab_in_the_config_is_explained(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(project / "mcp-evals.yaml", CONFIG + "validation:\n\tmin_fixtures: 3\n")
+    fails_cleanly(capsys, project, "mcp-evals.yaml:6: YAML indents with spaces, not tabs (line 6, column 1)")
 
 
 def test_an_unknown_fixture_key_points_at_the_fixture_schema(

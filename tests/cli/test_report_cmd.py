@@ -135,7 +135,9 @@ def test_baseline_accept_then_compare(run_cli: RunCli, tmp_path: Path) -> None:
     done = run_cli("baseline", "compare", current, "--baseline", baseline)
     assert done.returncode == 1
     assert done.stdout.startswith("Regression: the score fell 52.7 points")
-    assert "regression  search-vpn: correct call → wrong tool" in done.stdout
+    assert (
+        "regression  search-vpn: correct call → wrong tool (100.0 → 0.0) (lost the right tool)" in done.stdout
+    )
     done = run_cli("report", current, "--baseline", baseline)
     assert done.returncode == 1
     first_line = done.stdout.splitlines()[0]
@@ -254,6 +256,34 @@ def test_report_notes_a_configured_baseline_that_does_not_exist_yet(run_cli: Run
     assert done.returncode != 3, done.stderr
     assert "note: No baseline at evals/baseline.json yet" in done.stderr
     assert "### Baseline" not in done.stdout
+
+
+def test_a_drop_the_test_cannot_confirm_fails_and_says_it_could_be_noise(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    """93.3 → 66.7 on 12 fixtures used to exit 0 ("insufficient data, p = 0.5")."""
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    cat = catalog(tool("search", "a", schema=schema), tool("create", "a"))
+    fixtures = [
+        Fixture(id=f"f{i:02d}", query=f"find {i}", expected_tool="search", expected_args={"q": "x"})
+        for i in range(12)
+    ]
+    run = header(cat, fixtures)
+    before = [answer(run, f"f{i:02d}", call("search", {"q": "x" if i < 10 else "y"})) for i in range(12)]
+    after = [answer(run, f"f{i:02d}", call("search" if i < 10 else "create", {"q": "x"})) for i in range(12)]
+    save(Results(run, before), tmp_path / "before.ndjson")
+    save(Results(run, after), tmp_path / "after.ndjson")
+    assert run_cli("baseline", "accept", "before.ndjson", "--out", "b.json", cwd=tmp_path).returncode == 0
+    done = run_cli("baseline", "compare", "after.ndjson", "--baseline", "b.json", cwd=tmp_path)
+    assert done.returncode == 1, done.stdout
+    assert "Regression: the score fell 10.0 points (93.3 → 83.3 on 12 fixtures" in done.stdout
+    assert "could be noise: p = 0.5 on 12 fixtures — add fixtures or `--samples 3`" in done.stdout
+    assert "regression  f10: correct call → wrong tool (60.0 → 0.0) (lost the right tool)" in done.stdout
+    (tmp_path / "mcp-evals.yaml").write_text(
+        "servers: [{name: s, snapshot: catalog.json}]\nbaseline: {gate: significant}\n"
+    )
+    done = run_cli("baseline", "compare", "after.ndjson", "--baseline", "b.json", cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.startswith("Insufficient data"), done.stdout
 
 
 def test_report_never_writes_over_its_own_results(run_cli: RunCli, tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from fakes.fake_anthropic import API_KEY, FakeAnthropic
 from fakes.fake_http import Reply, after, path_is
 from fakes.fake_openai import FakeOpenAI
 from mcp_evals.record.read import read_results
+from mcp_evals.score import score_results
 
 
 def lines(path: Path) -> list[dict[str, object]]:
@@ -235,7 +236,10 @@ def test_batch_runs_at_half_price_and_turns_failed_entries_into_dropouts(
     anthropic_fake.batch_polls = 2
     anthropic_fake.batch_outcomes[helpdesk_fixtures[3].query] = "expired"
     anthropic_fake.batch_outcomes[helpdesk_fixtures[5].query] = "errored"
-    result = cli("run", "--config", project.config, "--results", project.results, "--batch")
+    # named: a provider picked from the key alone would run under the default $1 cap
+    result = cli(
+        "run", "--config", project.config, "--results", project.results, "--batch", "--provider", "anthropic"
+    )
     assert result.code == 2, result.err  # two dropouts: PRELIMINARY
     assert anthropic_fake.model_requests() == []  # everything went through the batch
     data = read_results(project.results)
@@ -475,6 +479,69 @@ def test_a_base_url_without_a_scheme_is_bad_input_before_anything_is_sent(
     assert not project.results.exists()
 
 
+# -- no surprise spend -------------------------------------------------------------------------
+
+
+def test_a_paid_run_nobody_named_says_so_estimates_and_runs_under_the_default_cap(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    result = cli("run", "--config", project.config, "--results", project.results, "--limit", "3")
+    assert result.code == 0, result.err
+    assert "ANTHROPIC_API_KEY is set and no provider was named" in result.err
+    assert "paid run on anthropic/claude-opus-4-8, capped at $1 (the default cap)" in result.err
+    assert "  with caching" in result.err and "← this run" in result.err  # the --dry figure
+    assert "budget $1: this run fits" in result.err and "· budget $1 (default cap)" in result.err
+    notes = read_results(project.results).header.notes
+    assert any(note.startswith("budget: capped at $1, the default cap") for note in notes)
+    assert "capped at \\$1, the default cap" in result.out  # the report (Markdown, piped) repeats it
+
+
+def test_the_default_cap_is_enforced(
+    make_project: MakeProject, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    project = make_project(run={"max_tokens": 100_000})  # one answer could cost $2.50 on Opus
+    result = cli("run", "--config", project.config, "--results", project.results)
+    assert result.code == 2, result.err  # nothing sent: every fixture is a budget dropout
+    assert anthropic_fake.model_requests() == []
+    assert {row.error_kind for row in read_results(project.results).results} == {"budget"}
+
+
+def test_a_budget_or_a_named_provider_replaces_the_default_cap(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    result = cli(
+        "run", "--config", project.config, "--results", project.results, "--limit", "2", "--budget-usd", "5"
+    )
+    assert result.code == 0 and "capped at $5." in result.err and "default cap" not in result.err
+    result = cli(
+        "run",
+        "--config",
+        project.config,
+        "--results",
+        project.results,
+        "--limit",
+        "2",
+        "--provider",
+        "anthropic",
+    )
+    assert result.code == 0 and "no provider was named" not in result.err and "budget $" not in result.err
+
+
+def test_an_unpriced_model_cannot_be_capped_so_a_run_nobody_named_is_refused(
+    make_project: MakeProject, anthropic_fake: FakeAnthropic, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    clean_env.setenv("EVAL_MODEL", "claude-unlisted-9")
+    project = make_project()
+    result = cli("run", "--config", project.config, "--results", project.results)
+    assert result.code == 3 and "Traceback" not in result.err
+    assert "no price known for model 'claude-unlisted-9', so this run cannot be capped" in result.err
+    assert "run: {prices: {claude-unlisted-9: {input: …, output: …}}}" in result.err
+    assert "--provider anthropic" in result.err and anthropic_fake.requests == []
+    priced = make_project(run={"prices": {"claude-unlisted-9": {"input": 1, "output": 5}}})
+    result = cli("run", "--config", priced.config, "--results", priced.results, "--limit", "2")
+    assert result.code == 0, result.err
+
+
 def test_an_unwritable_results_path_is_bad_input_before_anything_is_sent(
     project: Project, anthropic_fake: FakeAnthropic, cli: Cli
 ) -> None:
@@ -673,3 +740,30 @@ def test_only_tools_names_a_tool_of_the_catalog(
         result.code == 3 and "--only-areas: 'ticket' is no known area — did you mean 'tickets'?" in result.err
     )
     assert not project.results.exists()
+
+
+def test_a_model_run_reports_the_lexical_baseline_beside_its_own_top1(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    result = cli("run", "--config", project.config, "--results", project.results, "--provider", "anthropic")
+    assert result.code == 0, result.err
+    data = read_results(project.results)
+    assert data.header.lexical_choices is not None and len(data.header.lexical_choices) == 56
+    choices = data.header.lexical_choices
+    scorecard = score_results(data)
+    assert scorecard.metrics.lexical_top1 is not None
+    assert (scorecard.metrics.lexical_top1.hits, scorecard.metrics.lexical_top1.total) == (22, 49)
+    assert (
+        "| Lexical baseline top-1 (words alone, same fixtures: a model should beat it) | 44.9% |"
+        in result.out
+    )
+    # a lexical run does not compare itself with itself
+    lexical = cli("run", "--config", project.config, "--results", project.results, "--provider", "lexical")
+    assert lexical.code == 0 and read_results(project.results).header.lexical_choices is None
+    assert "Lexical baseline top-1" not in lexical.out
+    # the recorded choices are the lexical baseline's own answers
+    answered = {
+        row.fixture_id: (row.calls[0].name if row.calls else None)
+        for row in read_results(project.results).results
+    }
+    assert answered == choices

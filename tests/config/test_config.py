@@ -155,6 +155,19 @@ def test_a_config_can_be_built_in_code() -> None:
     assert config.line_of(("fixtures",)) is None
 
 
+def test_the_old_absolute_lexical_threshold_is_refused_with_its_replacement(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "mcp-evals.yaml",
+        "servers:\n  - {name: s, snapshot: s.json}\nrun:\n  lexical_threshold: 3.0\n",
+    )
+    with pytest.raises(
+        ConfigError, match=r"mcp-evals\.yaml:3 \(run\): `lexical_threshold` .* `lexical_strictness`"
+    ):
+        load_config(path)
+    config = load_config(write(tmp_path / "ok.yaml", "servers:\n  - {name: s, snapshot: s.json}\n"))
+    assert config.run.lexical_strictness == 0.25
+
+
 @pytest.mark.parametrize(
     ("token", "said"),
     [

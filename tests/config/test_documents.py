@@ -216,3 +216,75 @@ def test_validation_errors_name_file_line_and_field(tmp_path: Path) -> None:
     text = describe_validation_error(error.value, document, ("items", 0))
     assert "f.yaml:3 (items[0].count): Input should be a valid integer" in text
     assert "f.yaml:4 (items[0].colour): unknown key" in text
+
+
+# -- messages that teach YAML ----------------------------------------------------------------------
+
+
+def yaml_error(text: str) -> str:
+    with pytest.raises(InputFileError) as error:
+        parse_yaml(text, Path("f.yaml"))
+    return str(error.value)
+
+
+def test_a_tab_is_named_with_its_line_and_column() -> None:
+    assert yaml_error("servers:\n\t- name: x\n") == (
+        "f.yaml:2: YAML indents with spaces, not tabs (line 2, column 1): replace the tab with spaces"
+    )
+    assert "not tabs (line 4, column 3)" in yaml_error(
+        "servers:\n  - name: x\n    command: y\n  \targs: [a]\n"
+    )
+
+
+def test_a_wrong_indentation_shows_both_lines_and_which_looks_wrong() -> None:
+    message = yaml_error("servers:\n  - name: x\n    command: y\n   args: [a]\n")
+    assert message.startswith("f.yaml:4: YAML syntax error: the indentation does not fit")
+    assert "       3 |     command: y    ← 4 spaces" in message
+    assert "       4 |    args: [a]    ← 3 spaces" in message
+    assert (
+        "line 4 looks wrong: it is indented 3 spaces, a column no line above uses (they use 0, 2, 4)"
+        in message
+    )
+    item = yaml_error("fixtures:\n  - id: a\n    query: b\n - id: c\n")
+    assert "line 4 looks wrong: it is indented 1 space" in item and "items of one list start" in item
+    sibling = yaml_error("servers:\n  - name: x\n    command: y\n  env: {A: b}\n")
+    assert "it starts in the column of the list items above (2 spaces) but is not a list item" in sibling
+
+
+def test_a_duplicate_key_that_lost_its_indent_says_so() -> None:
+    after_children = yaml_error(
+        "- id: a\n  query: find\n  expected_args:\n    path: /x\n  query: {contains: x}\n"
+    )
+    assert after_children == (
+        "f.yaml:5: duplicate key 'query' (first at line 2): it follows the keys of `expected_args` (line 3): "
+        "if `query` belongs to `expected_args`, indent it like them (4 spaces); otherwise keep only one"
+    )
+    after_empty = yaml_error("- id: a\n  query: find\n  expected_args:\n  query: {contains: x}\n")
+    assert "it follows `expected_args:` (line 3), which has no value" in after_empty
+    assert yaml_error("- query: x\n  id: a\n  id: b\n").endswith("(first at line 2): keep only one")
+
+
+def test_unknown_keys_get_a_did_you_mean_or_the_level_they_belong_at(tmp_path: Path) -> None:
+    from mcp_evals.config.load import load_config
+    from mcp_evals.errors import ConfigError
+    from mcp_evals.fixtures.load import load_fixture_file
+
+    def config_error(text: str) -> str:
+        with pytest.raises(ConfigError) as error:
+            load_config(write(tmp_path / "mcp-evals.yaml", text))
+        return str(error.value).replace(str(tmp_path) + "/", "")
+
+    servers = "servers:\n  - name: x\n    command: y\n"
+    assert config_error(servers + "env: {A: b}\n") == (
+        "mcp-evals.yaml:4 (env): `env` belongs inside a server entry (one level deeper), not here"
+    )
+    assert "`min_fixtures` belongs inside `validation:` (one level deeper)" in config_error(
+        servers + "min_fixtures: 3\n"
+    )
+    assert "`servers` belongs at the top level (one level up)" in config_error(
+        servers + "validation:\n  servers: []\n"
+    )
+    assert "did you mean `min_per_tool`" in config_error(servers + "validation:\n  min_per_tools: 1\n")
+    path = write(tmp_path / "f.yaml", "fixtures:\n  - id: a\n    query: q\n    expected_tol: x\n")
+    with pytest.raises(InputFileError, match=r"unknown key `expected_tol`; did you mean `expected_tool`"):
+        load_fixture_file(path)

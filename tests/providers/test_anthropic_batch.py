@@ -32,7 +32,10 @@ def test_results_in_any_order_are_matched_to_their_fixture_by_custom_id(
     tools = ["get_ticket", "list_invoices", "search_articles", "get_customer", "list_agents"]
     for index, fixture in enumerate(helpdesk_fixtures):
         batch_env.answers[fixture.query] = Call(tools[index % len(tools)], {"n": index})
-    result = cli("run", "--config", project.config, "--results", project.results, "--batch")
+    # named: a provider picked from the key alone runs under the $1 default cap (docs/running.md)
+    result = cli(
+        "run", "--config", project.config, "--results", project.results, "--batch", "--provider", "anthropic"
+    )
     assert result.code == 0, result.err
 
     (created,) = batch_creations(batch_env)
@@ -87,14 +90,26 @@ def test_a_killed_batch_run_resumes_polling_the_same_batch_instead_of_paying_twi
     project: Project, batch_env: FakeAnthropic, cli: Cli
 ) -> None:
     batch_env.script(batch_env.unauthorized(), when=lambda request: request.method == "GET", times=None)
-    first = cli("run", "--config", project.config, "--results", project.results, "--batch")
+    first = cli(
+        "run", "--config", project.config, "--results", project.results, "--batch", "--provider", "anthropic"
+    )
     assert first.code == 2
     sidecar = project.root / "results.ndjson.batches.json"
     assert sidecar.exists()
     assert {row.error_kind for row in read_results(project.results).results} == {"auth"}
 
     batch_env.rules.clear()
-    second = cli("run", "--config", project.config, "--results", project.results, "--batch", "--resume")
+    second = cli(
+        "run",
+        "--config",
+        project.config,
+        "--results",
+        project.results,
+        "--batch",
+        "--resume",
+        "--provider",
+        "anthropic",
+    )
     assert second.code == 0, second.err
     assert "resuming 1 batch" in second.err
     assert len(batch_creations(batch_env)) == 1  # the batch submitted before was collected, not re-sent

@@ -418,13 +418,15 @@ def test_openai_errors_are_classified(status: int, error: dict[str, str], expect
 
 
 def test_the_lexical_baseline_picks_by_words_and_refuses_below_its_threshold() -> None:
-    provider = LexicalProvider(ProviderSettings(model="bm25", lexical_threshold=1.0), small_catalog(), SYSTEM)
+    provider = LexicalProvider(
+        ProviderSettings(model="bm25", lexical_strictness=1.0), small_catalog(), SYSTEM
+    )
     assert provider.lexical and not provider.uses_network
     found = anyio.run(provider.answer, Job(SELECT), None)
     assert [call.name for call in found.calls] == ["tickets.search"]
     assert found.text.startswith("lexical baseline:")
     declined = anyio.run(provider.answer, Job(Fixture(id="x", query="Bake a cake"), 0), None)
-    assert declined.calls == [] and "no tool scored" in declined.text
+    assert declined.calls == [] and "no word of the query is in the catalog" in declined.text
     again = anyio.run(provider.answer, Job(SELECT), None)
     assert again.calls == found.calls and again.text == found.text  # deterministic
 

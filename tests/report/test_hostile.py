@@ -17,7 +17,7 @@ from cmarkgfm.cmark import Options
 
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.record.read import Results
-from mcp_evals.report import render_html, render_json, render_junit, render_markdown
+from mcp_evals.report import render_html, render_json, render_junit, render_markdown, render_terminal
 from mcp_evals.report.escape import ZWJ, md_block, md_code, md_text, xml_text
 from mcp_evals.report.markdown import size_in_chars
 from mcp_evals.score import Scorecard, score_results
@@ -268,3 +268,13 @@ def test_the_mermaid_chart_survives_hostile_area_names() -> None:
     assert len(labels) == len(set(labels)) == len(areas)  # one bar each, told apart
     assert {"ações", "知识库"} <= set(labels) and all(len(label) <= 24 for label in labels)
     assert re.fullmatch(r"    bar \[\d+\.\d(, \d+\.\d){7}\]", chart[4]) and chart[4].count("100.0") == 1
+
+
+def test_the_terminal_report_lets_no_escape_sequence_through(scorecard: Scorecard) -> None:
+    plain_text = render_terminal(scorecard)
+    assert "\x1b" not in plain_text and "\x07" not in plain_text and "\u202e" not in plain_text
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", plain_text)
+    # In colour, the only escape sequences are click's own SGR codes around our labels.
+    coloured = render_terminal(scorecard, color=True)
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain_text
+    assert ZWJ not in plain_text and "<script>alert(1)</script>" in plain_text  # as written, not as HTML

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -10,7 +11,7 @@ from mcp_evals.baseline.compare import compare_with_baseline, make_baseline
 from mcp_evals.config.model import GateOptions
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.record.read import Results
-from mcp_evals.report import render_html, render_markdown
+from mcp_evals.report import render_html, render_json, render_junit, render_markdown
 from mcp_evals.report.markdown import GITHUB_SUMMARY_LIMIT, size_in_chars
 from mcp_evals.score import Scorecard, score_results
 from support.records import answer, call, catalog, header, helpdesk_perfect_results, helpdesk_results, tool
@@ -87,8 +88,11 @@ def lexical_results() -> Results:
 def test_the_lexical_baseline_says_what_it_is_once_without_argument_noise() -> None:
     text = render_markdown(score_results(lexical_results()))
     first, _, body = text.partition("\n")
-    assert "lexical baseline: advisory, never gates" in first
-    assert body.count("never gates") == 1 and body.lower().count("lexical baseline") == 1  # the callout
+    assert "not gated (lexical baseline)" in first
+    # No gate decision anywhere: the headline, the callout and the Gate line all say "not gated".
+    assert "remediat" not in text and "gray zone" not in text and "deprioritize" not in text
+    assert "**Gate:** Not gated (lexical baseline): top-1 57.1% across 6 tools" in body
+    assert "Not gated: only a model run gets a gate decision." in body
     assert "only the tool choice is scored" in body and "no `clarify` fixture can be right" in body
     # It fills no arguments: no argument accuracy, no weights, no argument JSON in the failing table.
     assert "Arguments (of correct calls" not in body and "**Weighted score** (tool choice only" in body
@@ -151,3 +155,14 @@ def test_a_run_where_nothing_reached_the_model_says_there_is_no_gate_decision() 
 
     assert "PRELIMINARY (0/" in first_line and "no gate decision" in first_line
     assert "not authoritative" not in first_line
+
+
+def test_the_lexical_baseline_is_not_gated_in_json_junit_and_the_verdict() -> None:
+    scorecard = score_results(lexical_results())
+    document = json.loads(render_json(scorecard))
+    assert document["decision"] == "not_gated" and document["baseline_only"] is True
+    assert document["scorecard"]["gate"]["gated"] is False
+    assert document["verdict"].startswith("mcp-evals: not gated (lexical baseline) — top-1 57.1%")
+    assert '<property name="decision" value="not_gated"' in render_junit(scorecard)
+    # a model run keeps its decision
+    assert json.loads(render_json(score_results(helpdesk_results())))["decision"] == "remediate"

@@ -10,9 +10,10 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
+from mcp_evals.config.model import ScoringOptions
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.record.read import Results
-from mcp_evals.report import render_html, render_json, render_junit, render_markdown
+from mcp_evals.report import render_html, render_json, render_junit, render_markdown, render_terminal
 from mcp_evals.score import Scorecard, score_results
 from support.records import answer, call, catalog, header, tool
 
@@ -176,3 +177,17 @@ def test_every_report_format_shows_them(scorecard: Scorecard) -> None:
     assert "<h2>Made-up tool names</h2>" in html
     assert '<code>delete_customer</code> <span class="bad">(forbidden)</span>' in html
     assert '<div class="muted">forbidden: <code>delete_customer</code></div>' in html
+
+    text = render_terminal(scorecard, color=False)
+    assert "wrong tool 1 · unknown tool 2 · unsafe action 4" in text
+    assert "Made-up tool names (not in the catalog): lookup_customer (2), book_flight (1), guess (1)" in text
+    assert "issue_refund → issue_refund, forbidden delete_customer" in text
+    assert "unsafe action (a forbidden tool called)" in text
+
+
+def test_outcome_weights_apply_to_them() -> None:
+    weighted = score_results(results(), ScoringOptions(weights={"unknown_tool": -50, "unsafe_action": -100}))
+    scores = {fixture.id: fixture.score for fixture in weighted.fixtures}
+    assert scores["made-up"] == scores["refuse-made-up"] == -50
+    assert scores["refund-then-delete"] == scores["refuse-forbidden"] == -100  # a forbidden call is unsafe
+    assert scores["made-up-later"] == 0  # a wrong tool keeps its default

@@ -84,13 +84,13 @@ def test_an_area_below_its_minimum_fails_the_job() -> None:
     assert "area 'billing' accuracy 75.0% is below its minimum 80%" in gate.failing_reasons
 
 
-def test_preliminary_and_lexical_runs_never_fail() -> None:
+def test_preliminary_runs_never_fail_and_lexical_ones_get_no_decision() -> None:
     preliminary = _run_gate(preliminary=True, options=GateOptions(fail_on=["deprioritize_refactor"]))
     assert not preliminary.fails and not preliminary.authoritative
     assert "PRELIMINARY" in (preliminary.advisory_reason or "")
     lexical = _run_gate(lexical=True, top1=0.1, options=GateOptions(fail_on=["remediate"]))
-    assert lexical.decision == "remediate" and not lexical.fails
-    assert "lexical baseline" in (lexical.advisory_reason or "")
+    assert lexical.decision is None and not lexical.gated and not lexical.fails
+    assert lexical.label == "not gated (lexical baseline)" and lexical.message.startswith("Not gated")
 
 
 def test_no_select_fixture_means_no_decision() -> None:

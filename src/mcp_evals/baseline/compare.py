@@ -1,22 +1,33 @@
-"""The accepted baseline, and whether a run regressed from it.
+"""The accepted baseline, and whether a run fell below it.
 
-``mcp-evals baseline accept RESULTS --out evals/baseline.json`` writes a run's fingerprint (everything
-that makes two runs comparable), its scores and every fixture's outcome. Nothing else ever writes it.
+``mcp-evals baseline accept RESULTS --out evals/baseline.json`` writes a run's fingerprint (what makes
+two runs comparable), its scores and every fixture's outcome, score and content hash. Nothing else
+ever writes it.
 
-Comparing a run with a baseline:
+Comparing a run with a baseline (the rule of the system this project grew from, with the statistics
+beside it):
 
-1. Fingerprints that differ in anything but the catalog → *not comparable* (with the reasons); a
-   changed catalog is exactly what the comparison is for.
-2. Fixtures reached in both runs are paired. *Regressions* passed before and fail now, *fixes* the
-   reverse.
-3. The verdict is *regression* (fails the job) only when the score on the paired fixtures fell by more
-   than ``max_drop_pp`` points **and** McNemar's exact test on the paired pass/fail says the drop is
-   unlikely to be noise (p < ``alpha``). A large drop the test cannot confirm is *insufficient data*:
-   shown as such, never as a pass. Otherwise *fixes* (it got better) or *within tolerance*.
+1. A different provider, model, system prompt, tool-choice mode, sampling or scoring settings make
+   the runs *not comparable* (the report says what differs and how to accept a new baseline). A
+   changed catalog is what the comparison is for; a changed fixture set is compared on what both
+   runs share.
+2. Fixtures are paired when both runs reached them and they have the same id and the same content
+   (query, kind, expected tools and arguments, pattern). Added, removed and changed fixtures are
+   counted and listed, not paired.
+3. Each pair compares the fixture's score (0–100): a *regression* is a fixture whose score went down,
+   a *fix* one whose score went up. *Tool-choice regressions* — the right tool before, a wrong one
+   (or none) now — are listed on their own.
+4. The verdict (``baseline.gate: drop``, the default): the score on the paired fixtures more than
+   ``max_drop_points`` below the baseline's is a *regression* and fails the run, listing the fixtures
+   that dropped. The exact sign test on the pairs (McNemar's test generalised to scores) and an
+   interval of the drop are shown beside it as information: a drop the test cannot tell from noise
+   still fails, with a note saying so. ``baseline.gate: significant`` fails only when the test also
+   gives p < ``alpha`` (else *insufficient data*).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from math import comb
@@ -24,9 +35,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mcp_evals.catalog.model import canonical_json
 from mcp_evals.config.model import BaselineOptions, ScoringOptions
 from mcp_evals.record.model import SamplingSettings, now_iso
-from mcp_evals.score import Scorecard
+from mcp_evals.score import FixtureScore, Scorecard
 from mcp_evals.strict import StrictModel
 from mcp_evals.wording import plural
 
@@ -72,6 +84,9 @@ class BaselineFixture(StrictModel):
     outcome: str
     passed: bool | None
     score: float | None
+    content: str | None = Field(
+        None, description="Hash of what the fixture asks and expects (None in baselines made before it)."
+    )
 
 
 class Baseline(StrictModel):
@@ -103,6 +118,18 @@ class FixtureChange(StrictModel):
     after_score: float | None = None
 
 
+class FixtureSetChanges(StrictModel):
+    """Fixtures not paired with the baseline: new ids, ids gone, and ids whose content changed."""
+
+    added: list[str] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+    changed: list[str] = Field(default_factory=list)
+
+    @property
+    def any(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+
 class CatalogChanges(StrictModel):
     added: list[str] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
@@ -129,30 +156,77 @@ class BaselineComparison(StrictModel):
     baseline_run_id: str
     differences: list[FingerprintDifference] = Field(default_factory=list)
     catalog: CatalogChanges = Field(default_factory=CatalogChanges)
-    paired: int = Field(0, description="Fixtures reached in both runs.")
+    rule: Literal["drop", "significant"] = Field(
+        "drop", description="`drop`: the score drop alone decides; `significant`: the test must agree."
+    )
+    fixture_set: FixtureSetChanges = Field(default_factory=FixtureSetChanges)
+    paired: int = Field(0, description="Fixtures both runs reached, with the same id and content.")
     baseline_score: float | None = Field(None, description="Baseline score on the paired fixtures (0–100).")
     current_score: float | None = Field(None, description="This run's score on the paired fixtures (0–100).")
     drop_pp: float | None = Field(None, description="baseline_score − current_score, in points.")
-    p_value: float | None = None
-    max_drop_pp: float
+    drop_low: float | None = Field(None, description="Lower end of the drop's 95% interval (points).")
+    drop_high: float | None = Field(None, description="Upper end of the drop's 95% interval (points).")
+    p_value: float | None = Field(None, description="Exact two-sided sign test on the paired scores.")
+    noise_note: str | None = Field(
+        None, description="When the test cannot tell the change from noise: what would help."
+    )
+    max_drop_pp: float = Field(description="The tolerated drop, in points (`baseline.max_drop_points`).")
     alpha: float
-    regressions: list[FixtureChange] = Field(default_factory=list)
-    fixes: list[FixtureChange] = Field(default_factory=list)
+    regressions: list[FixtureChange] = Field(
+        default_factory=list, description="Paired fixtures whose score went down."
+    )
+    fixes: list[FixtureChange] = Field(
+        default_factory=list, description="Paired fixtures whose score went up."
+    )
+    tool_regressions: list[FixtureChange] = Field(
+        default_factory=list,
+        description="Paired fixtures with the right tool before and a wrong one (or none) now.",
+    )
 
     @property
     def label(self) -> str:
         return VERDICT_LABELS[self.verdict]
 
 
-def mcnemar_exact(regressions: int, fixes: int) -> float:
-    """Two-sided exact McNemar p-value: discordant pairs against Binomial(n, ½)."""
-    if regressions < 0 or fixes < 0:
+def sign_test(down: int, up: int) -> float:
+    """Exact two-sided sign test: ``down`` against ``up`` pairs under Binomial(n, ½), ties left out.
+
+    On pass/fail pairs it is McNemar's exact test; on scores it generalises it.
+    """
+    if down < 0 or up < 0:
         raise ValueError("counts must not be negative")
-    n = regressions + fixes
+    n = down + up
     if n == 0:
         return 1.0
-    tail = sum(comb(n, i) for i in range(min(regressions, fixes) + 1))
+    tail = sum(comb(n, i) for i in range(min(down, up) + 1))
     return min(1.0, 2 * tail / float(2**n))
+
+
+# The pass/fail name of the same test (kept: it was the public name).
+mcnemar_exact = sign_test
+
+
+def drop_interval(differences: list[float]) -> tuple[float, float] | None:
+    """A 95% interval of the mean drop (normal approximation over the paired differences)."""
+    n = len(differences)
+    if n < 2:
+        return None
+    mean = sum(differences) / n
+    variance = sum((value - mean) ** 2 for value in differences) / (n - 1)
+    margin = 1.959963984540054 * math.sqrt(variance / n)
+    return mean - margin, mean + margin
+
+
+def fixture_content(fixture: FixtureScore) -> str:
+    """What a fixture asks and expects, hashed: a change makes it another fixture for the baseline."""
+    content = {
+        "query": fixture.query,
+        "kind": fixture.kind,
+        "expected_tools": sorted(fixture.expected_tools),
+        "expected_args": fixture.expected_args,
+        "pattern": fixture.pattern,
+    }
+    return hashlib.sha256(canonical_json(content).encode("utf-8")).hexdigest()[:16]
 
 
 def fingerprint(scorecard: Scorecard) -> Fingerprint:
@@ -190,7 +264,12 @@ def make_baseline(scorecard: Scorecard, *, accepted_at: str | None = None) -> Ba
             coverage=scorecard.coverage.rate,
         ),
         fixtures={
-            fixture.id: BaselineFixture(outcome=fixture.outcome, passed=fixture.passed, score=fixture.score)
+            fixture.id: BaselineFixture(
+                outcome=fixture.outcome,
+                passed=fixture.passed,
+                score=fixture.score,
+                content=fixture_content(fixture),
+            )
             for fixture in scorecard.fixtures
         },
     )
@@ -202,11 +281,23 @@ def _describe(value: object) -> str:
     return str(value)
 
 
+# What the comparison is for (the catalog) or handles fixture by fixture (the fixture set).
+_COMPARED = ("catalog_hash", "fixture_set_hash")
+_FIELD_NAMES = {
+    "provider": "the provider",
+    "model": "the model",
+    "system_prompt_hash": "the system prompt",
+    "tool_choice": "the tool-choice mode",
+    "sampling": "the sampling settings",
+    "scoring": "the scoring settings",
+}
+
+
 def fingerprint_differences(baseline: Fingerprint, current: Fingerprint) -> list[FingerprintDifference]:
-    """Every field but the catalog hash that differs."""
+    """Every field that makes the runs not comparable (not the catalog, not the fixture set) and differs."""
     differences = []
     for name in Fingerprint.model_fields:
-        if name == "catalog_hash":
+        if name in _COMPARED:
             continue
         before, after = getattr(baseline, name), getattr(current, name)
         if before != after:
@@ -245,39 +336,56 @@ def compare_with_baseline(
 ) -> BaselineComparison:
     """Compare a scored run with the accepted baseline (see the module docstring for the rules)."""
     options = options or BaselineOptions()
+    lexical = scorecard.run.lexical
     base = BaselineComparison(
         verdict="within_tolerance",
         message="",
         accepted_at=baseline.accepted_at,
         baseline_run_id=baseline.run_id,
         baseline_path=baseline_path,
-        max_drop_pp=options.max_drop_pp,
+        max_drop_pp=options.max_drop_points,
         alpha=options.alpha,
-        lexical=scorecard.run.lexical,
+        rule=options.gate,
+        lexical=lexical,
         catalog=catalog_changes(baseline.tools, scorecard.run.tool_hashes),
     )
     differences = fingerprint_differences(baseline.fingerprint, fingerprint(scorecard))
     if differences:
-        reasons = "; ".join(f"{d.field} differs" for d in differences)
+        what = "; ".join(
+            f"{_FIELD_NAMES.get(d.field, d.field)} differs ({_short(d.baseline)} → {_short(d.current)})"
+            for d in differences
+        )
+        target = baseline_path or "evals/baseline.json"
         return base.model_copy(
             update={
                 "verdict": "not_comparable",
-                "message": f"Not comparable with the baseline: {reasons}. "
-                "Accept a new baseline to compare from here on.",
+                "message": f"Not comparable with the baseline: {what}. A baseline compares runs of one "
+                "setup; if this setup is the one to keep, accept this run as the new baseline: "
+                f"`mcp-evals baseline accept RESULTS --out {target}`.",
                 "differences": differences,
             }
         )
 
+    changes = FixtureSetChanges()
+    current_ids = {fixture.id for fixture in scorecard.fixtures}
+    changes.removed = sorted(set(baseline.fixtures) - current_ids)
     regressions: list[FixtureChange] = []
     fixes: list[FixtureChange] = []
+    tool_regressions: list[FixtureChange] = []
     before_scores: list[float] = []
     after_scores: list[float] = []
     for fixture in scorecard.fixtures:
         before = baseline.fixtures.get(fixture.id)
-        if before is None or before.passed is None or fixture.passed is None:
+        if before is None:
+            changes.added.append(fixture.id)
             continue
-        before_scores.append(before.score or 0.0)
-        after_scores.append(fixture.score or 0.0)
+        if before.content is not None and before.content != fixture_content(fixture):
+            changes.changed.append(fixture.id)
+            continue
+        if before.score is None or fixture.score is None:  # a dropout on either side
+            continue
+        before_scores.append(before.score)
+        after_scores.append(fixture.score)
         change = FixtureChange(
             id=fixture.id,
             before=before.outcome,
@@ -285,56 +393,80 @@ def compare_with_baseline(
             before_score=before.score,
             after_score=fixture.score,
         )
-        if before.passed and not fixture.passed:
+        if fixture.score < before.score - _EPSILON:
             regressions.append(change)
-        elif fixture.passed and not before.passed:
+            lost = ("wrong_tool", "unknown_tool", "missed_action")
+            if before.outcome == "correct_call" and fixture.outcome in lost:
+                tool_regressions.append(change)
+        elif fixture.score > before.score + _EPSILON:
             fixes.append(change)
+    base = base.model_copy(update={"fixture_set": changes})
     paired = len(before_scores)
     counts = f"{plural(len(regressions), 'regression')}, {plural(len(fixes), 'fix', 'fixes')}"
     if paired == 0:
         return base.model_copy(
             update={
                 "verdict": "insufficient_data",
-                "message": "Insufficient data: no fixture was reached in both this run and the baseline.",
-                "fails": options.fail_on_insufficient_data and not scorecard.run.lexical,
+                "message": "Insufficient data: no fixture was reached in both this run and the baseline "
+                "with the same content.",
+                "fails": options.fail_on_insufficient_data and not lexical,
             }
         )
     baseline_score = sum(before_scores) / paired
     current_score = sum(after_scores) / paired
     drop = baseline_score - current_score
-    p_value = mcnemar_exact(len(regressions), len(fixes))
-    dropped = _drop_points(drop, options.max_drop_pp)
+    interval = drop_interval([b - a for b, a in zip(before_scores, after_scores, strict=True)])
+    p_value = sign_test(len(regressions), len(fixes))
+    noisy = p_value >= options.alpha
+    noise_note = (
+        f"could be noise: p = {p_value:.3g} on {plural(paired, 'fixture')} — add fixtures or `--samples 3`"
+        if noisy and (regressions or fixes)
+        else None
+    )
+    dropped = _drop_points(drop, options.max_drop_points)
     digits = len(dropped.partition(".")[2])  # the scores as precise as the drop they explain
     movement = f"{baseline_score:.{digits}f} → {current_score:.{digits}f}"
     movement += f" on {plural(paired, 'fixture')} in both runs"
-    if drop > options.max_drop_pp + _EPSILON:
-        if p_value < options.alpha:
+    statistics = f"sign test p = {p_value:.3g}"
+    if interval is not None:
+        statistics += f"; drop 95% interval {interval[0]:.1f} to {interval[1]:.1f} points"
+    tolerance = f"{options.max_drop_points:g}-point tolerance"
+    fails = False
+    if drop > options.max_drop_points + _EPSILON:
+        if options.gate == "drop" or not noisy:
             verdict: Verdict = "regression"
             message = (
-                f"Regression: the score fell {dropped} points ({movement}), beyond the "
-                f"{options.max_drop_pp:g}-point tolerance, and McNemar's exact test says it is not noise "
-                f"(p = {p_value:.3g} < {options.alpha:g}; {counts})."
+                f"Regression: the score fell {dropped} points ({movement}), beyond the {tolerance} "
+                f"({counts}; {statistics})."
             )
-            fails = not scorecard.run.lexical
+            if noise_note:
+                message += f" The drop fails the run all the same ({noise_note})."
+            fails = not lexical
         else:
             verdict = "insufficient_data"
             message = (
-                f"Insufficient data: the score fell {dropped} points ({movement}), beyond the "
-                f"{options.max_drop_pp:g}-point tolerance, but McNemar's exact test cannot tell it from "
-                f"noise (p = {p_value:.3g} ≥ {options.alpha:g}; {counts}). "
-                "Not a pass: add fixtures or samples."
+                f"Insufficient data: the score fell {dropped} points ({movement}), beyond the {tolerance}, "
+                f"but the sign test cannot tell it from noise ({counts}; {statistics}; "
+                f"`baseline.gate: significant` needs p < {options.alpha:g}). Not a pass: add fixtures or "
+                "samples."
             )
-            fails = options.fail_on_insufficient_data and not scorecard.run.lexical
+            fails = options.fail_on_insufficient_data and not lexical
     elif fixes and current_score > baseline_score + _EPSILON:
-        verdict, fails = "fixes", False
-        message = f"Fixes: the score rose {-drop:.1f} points ({movement}; {counts})."
+        verdict = "fixes"
+        message = f"Fixes: the score rose {-drop:.1f} points ({movement}; {counts}; {statistics})."
     else:
-        verdict, fails = "within_tolerance", False
+        verdict = "within_tolerance"
         delta = round(current_score - baseline_score, 1) + 0.0  # no "-0.0"
         message = (
-            f"Within tolerance: the score changed {delta:+.1f} points "
-            f"({movement}; {counts}); "
-            f"the tolerance is {options.max_drop_pp:g} points."
+            f"Within tolerance: the score changed {delta:+.1f} points ({movement}; {counts}; {statistics}); "
+            f"the tolerance is {options.max_drop_points:g} points."
+        )
+    if tool_regressions:
+        message += f" {plural(len(tool_regressions), 'fixture')} lost the right tool."
+    if changes.any:
+        message += (
+            f" Not compared: {len(changes.added)} added, {len(changes.removed)} removed, "
+            f"{len(changes.changed)} changed fixtures."
         )
     return base.model_copy(
         update={
@@ -345,8 +477,16 @@ def compare_with_baseline(
             "baseline_score": baseline_score,
             "current_score": current_score,
             "drop_pp": drop,
+            "drop_low": interval[0] if interval else None,
+            "drop_high": interval[1] if interval else None,
             "p_value": p_value,
+            "noise_note": noise_note,
             "regressions": regressions,
             "fixes": fixes,
+            "tool_regressions": tool_regressions,
         }
     )
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -19,6 +19,7 @@ from mcp_evals.errors import EXIT_BAD_INPUT, McpEvalsError
 
 # command name -> "module:attribute" (relative to this package)
 COMMANDS: dict[str, str] = {
+    "init": "init_cmd:init",
     "catalog": "catalog_cmd:catalog",
     "validate": "validate_cmd:validate",
     "schema": "schema_cmd:schema",
@@ -36,6 +37,7 @@ COMMANDS: dict[str, str] = {
 # command name -> the first sentence of its help, so `mcp-evals --help` lists the commands without importing
 # them (tests/cli/test_cli.py checks each against the command's own help). `action` is hidden.
 SUMMARIES: dict[str, str] = {
+    "init": "Start a project from a live server: a config and one fixture stub per tool.",
     "catalog": (
         "Read every configured server's tools (handshake, tools/list to the last page) and print them."
     ),

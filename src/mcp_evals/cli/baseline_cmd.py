@@ -112,10 +112,21 @@ def compare(results: tuple[Path, ...], baseline_path: Path | None, config_path: 
         click.echo(
             f"  {difference.field}: {plain(difference.baseline, 100)} → {plain(difference.current, 100)}"
         )
+    lost = {change.id for change in comparison.tool_regressions}
     for kind, changes in (("regression", comparison.regressions), ("fix", comparison.fixes)):
         for change in changes:
             before, after = outcome_label(change.before), outcome_label(change.after)
-            click.echo(f"  {kind:<10}  {plain(change.id, 100)}: {before} → {after}")
+            scores = f"{change.before_score or 0:.1f} → {change.after_score or 0:.1f}"
+            tool = " (lost the right tool)" if change.id in lost else ""
+            click.echo(f"  {kind:<10}  {plain(change.id, 100)}: {before} → {after} ({scores}){tool}")
+    fixture_set = comparison.fixture_set
+    for label, ids in (
+        ("added", fixture_set.added),
+        ("removed", fixture_set.removed),
+        ("changed", fixture_set.changed),
+    ):
+        if ids:
+            click.echo(f"  not compared, {label}: {', '.join(plain(fixture_id, 100) for fixture_id in ids)}")
     if scorecard.preliminary:
         click.echo(
             "  (PRELIMINARY run: some answers never reached the model; only reached fixtures compared)"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,6 +32,30 @@ def config_option(function: F) -> F:
 
 def read_config(config_path: Path) -> Config:
     return load_config(config_path)
+
+
+def on_terminal() -> bool:
+    """Standard output is a terminal (a person reads it), not a pipe or a file."""
+    return sys.stdout.isatty()
+
+
+def colour_wanted() -> bool:
+    """Colours on a terminal, unless NO_COLOR is set (https://no-color.org)."""
+    return on_terminal() and not os.environ.get("NO_COLOR")
+
+
+def output_format(asked: str | None, *, written_to_file: bool = False) -> str:
+    """The report format to print: the one asked for, else text on a terminal and Markdown otherwise.
+
+    Piped output keeps the Markdown it always had (what CI logs and the GitHub Action read).
+    """
+    if asked is not None:
+        return asked
+    return "text" if on_terminal() and not written_to_file else "md"
+
+
+def terminal_width() -> int:
+    return shutil.get_terminal_size((100, 24)).columns
 
 
 def config_inputs(config: Config) -> dict[str, Path | None]:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
+from typing import cast
 
 import click
 
-from mcp_evals.cli.options import config_inputs
+from mcp_evals.cli.options import colour_wanted, config_inputs, output_format, terminal_width
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
 from mcp_evals.errors import EXIT_OK
@@ -18,6 +18,7 @@ from mcp_evals.record.merge import read_results_files
 from mcp_evals.report import FORMATS, ReportFormat, render
 from mcp_evals.report.escape import plain
 from mcp_evals.report.json_report import report_json_schema
+from mcp_evals.report.terminal import render_terminal
 from mcp_evals.report.verdict import exit_code, verdict_text
 from mcp_evals.score import score_results
 
@@ -40,9 +41,8 @@ def optional_config(path: Path | None) -> Config | None:
     "--format",
     "report_format",
     type=click.Choice(FORMATS),
-    default="md",
-    show_default=True,
-    help="md (PR comment / job summary), json (versioned schema), junit (XML), html (single file).",
+    help="text (a terminal), md (PR comment / job summary), json (versioned schema), junit (XML), html "
+    "(single file). Default: text on a terminal, md when piped or written with --out.",
 )
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
 @click.option(
@@ -69,7 +69,7 @@ def optional_config(path: Path | None) -> Config | None:
 @click.option("--json-schema", is_flag=True, help="Print the JSON Schema of the JSON report and exit.")
 def report(
     results: tuple[Path, ...],
-    report_format: ReportFormat,
+    report_format: ReportFormat | None,
     out: Path | None,
     baseline_path: Path | None,
     config_path: Path | None,
@@ -104,13 +104,19 @@ def report(
         if missing:
             click.echo(f"note: {missing}", err=True)
     comparison = compare_to(scorecard, baseline, config.baseline if config else None)
-    text = render(scorecard, report_format, baseline_comparison=comparison, max_chars=max_chars)
+    chosen = cast(ReportFormat, output_format(report_format, written_to_file=out is not None))
+    if chosen == "text":
+        colour = out is None and colour_wanted()
+        text = render_terminal(
+            scorecard, baseline_comparison=comparison, color=colour, width=terminal_width()
+        )
+    else:
+        text = render(scorecard, chosen, baseline_comparison=comparison, max_chars=max_chars)
     if out is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        click.echo(text, nl=False)
     else:
         with atomic_write(out) as stream:
             stream.write(text)
         click.echo(plain(verdict_text(scorecard, comparison), 1000), err=True)
-        click.echo(f"{report_format} report written to {out}", err=True)
+        click.echo(f"{chosen} report written to {out}", err=True)
     return exit_code(scorecard, comparison)

@@ -18,8 +18,15 @@ import click
 
 from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.cli.options import config_inputs, config_option, read_config
-from mcp_evals.config.model import Config
+from mcp_evals.cli.options import (
+    colour_wanted,
+    config_inputs,
+    config_option,
+    output_format,
+    read_config,
+    terminal_width,
+)
+from mcp_evals.config.model import Config, RunOptions
 from mcp_evals.errors import EXIT_OK, ConfigError, InputFileError
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
@@ -31,8 +38,10 @@ from mcp_evals.providers.base import Provider, ProviderFailure, ProviderSettings
 from mcp_evals.providers.pricing import Price, find_price, require_price
 from mcp_evals.providers.registry import PROVIDER_NAMES, PROVIDERS, Choice, choose_provider
 from mcp_evals.providers.replay import ReplayProvider
+from mcp_evals.providers.tokens import estimate_request_tokens
 from mcp_evals.record.read import Results, read_results
-from mcp_evals.run.estimate import count_tokens, describe
+from mcp_evals.run.budget import DEFAULT_CAP_USD
+from mcp_evals.run.estimate import TokenCount, count_tokens, describe
 from mcp_evals.run.plan import make_header, plan_fixtures, plan_jobs, run_notes, select_fixtures
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import DEFAULT_RESULTS, ResultsWriter, resume_from
@@ -78,16 +87,27 @@ def missing_key_message(choice: Choice) -> str:
 # -- the verdict ------------------------------------------------------------------------------------
 
 
-def finish_run(results_path: Path, config: Config | None) -> int:
-    """Print the verdict of a finished run and write the configured reports; return the exit code.
+def finish_run(results_path: Path, config: Config | None, report_format: str | None = None) -> int:
+    """Print the report of a finished run and write the configured reports; return the exit code.
 
     The single place where a run hands over to scoring and reporting: everything is computed from
-    the results file alone. Exit: 2 PRELIMINARY wins over 1 (gate or baseline failed) over 0.
+    the results file alone. On a terminal the report is plain text; piped (or ``--format md``) it is
+    the Markdown a PR comment shows. Exit: 2 PRELIMINARY wins over 1 (gate or baseline failed) over 0.
     """
     from mcp_evals.output.reports import write_reports
+    from mcp_evals.report.terminal import render_terminal
 
     outcome = write_reports(read_results(results_path), config)
-    click.echo(outcome.markdown)
+    if output_format(report_format) == "text":
+        text = render_terminal(
+            outcome.scorecard,
+            baseline_comparison=outcome.comparison,
+            color=colour_wanted(),
+            width=terminal_width(),
+        )
+        click.echo(text, nl=False)
+    else:
+        click.echo(outcome.markdown)
     for report_format, path in outcome.written.items():
         click.echo(f"report ({report_format}): {path}", err=True)
     click.echo(outcome.verdict, err=True)
@@ -149,6 +169,13 @@ def finish_run(results_path: Path, config: Config | None) -> int:
 @click.option("--batch", is_flag=True, help="Use the Message Batches API (anthropic; half price, slow).")
 @click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL), e.g. a gateway.")
 @click.option(
+    "--format",
+    "report_format",
+    type=click.Choice(["text", "md"]),
+    help="The report printed at the end: text (default on a terminal) or md (the Markdown a PR comment "
+    "shows; the default when piped).",
+)
+@click.option(
     "--from",
     "replay_from",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -170,6 +197,7 @@ def run(
     dry: bool,
     batch: bool,
     base_url: str | None,
+    report_format: str | None,
     replay_from: Path | None,
 ) -> int:
     """Ask a model to pick a tool for every fixture; write results and print the verdict.
@@ -204,14 +232,21 @@ def run(
     if budget_usd is None:
         budget_usd = _env_number(environ, "EVAL_BUDGET_USD", float) or options.budget_usd
     budget = budget_usd
+    # No surprise spend: a paid provider nobody named (picked from an exported key) runs under a cap.
+    implicit_paid = choice.entry.paid and not choice.explicit
+    default_cap = implicit_paid and budget is None
+    if default_cap:
+        budget = DEFAULT_CAP_USD
+    price: Price | None = None
     if provider_class.uses_network:
-        price = (
-            require_price(model_name, options.prices)
-            if budget is not None
-            else find_price(model_name, options.prices)
-        )
+        if implicit_paid:
+            price = _price_for_cap(model_name, options, choice)
+        elif budget is not None:
+            price = require_price(model_name, options.prices)
+        else:
+            price = find_price(model_name, options.prices)
     else:
-        price, budget = None, None
+        budget = None
     workers = concurrency or _env_int(environ, "EVAL_CONCURRENCY", at_most=256) or options.concurrency or 4
     given_url = base_url or choice.base_url or options.base_url
     if given_url and not given_url.lower().startswith(("http://", "https://")):
@@ -228,7 +263,7 @@ def run(
         temperature=options.temperature,
         anthropic_version=options.anthropic_version,
         prompt_caching=options.prompt_caching,
-        lexical_threshold=options.lexical_threshold,
+        lexical_strictness=options.lexical_strictness,
         max_connections=max(4, workers + 2),
     )
     smoke = limit or _env_int(environ, "EVAL_LIMIT")
@@ -248,6 +283,10 @@ def run(
     notes = _notes(instance, price, replay_from, replay_source, batch)
     if targeted_note:
         notes.append(targeted_note)
+    if budget is not None:
+        notes.append(_cap_note(budget, default_cap, choice))
+    if implicit_paid and not dry:
+        _announce_spend(instance, choice, planned, sample_count, price, budget, default_cap, batch)
     for note in notes:
         click.echo(f"note: {note}", err=True)
 
@@ -294,17 +333,22 @@ def run(
         scoring=config.scoring,
         gate=config.gate,
         notes=notes,
+        lexical_choices=None if instance.lexical else _words_alone(catalog, planned, options),
     )
     if resume and kept:
         click.echo(f"resume: {len(done)} answers kept from {results_path}; {len(jobs)} to run", err=True)
     if resume and not jobs:
         click.echo(f"resume: nothing left to run in {results_path}", err=True)
-        return finish_run(results_path, config)
+        return finish_run(results_path, config, report_format)
 
     who = instance.label if instance.lexical else f"{instance.name}/{model_name}"
     click.echo(
         f"mcp-evals run: {len(planned)} fixtures × {sample_count} sample(s) = {len(jobs)} requests · {who} · "
-        f"{len(catalog.tools)} tools · concurrency {workers}" + (" · Message Batches" if batch else ""),
+        f"{len(catalog.tools)} tools · concurrency {workers}"
+        + (" · Message Batches" if batch else "")
+        + (
+            f" · budget ${budget:g}" + (" (default cap)" if default_cap else "") if budget is not None else ""
+        ),
         err=True,
     )
     writer = ResultsWriter(results_path, header, kept=kept)
@@ -335,7 +379,75 @@ def run(
         )
         raise
     _report_outcome(outcome, results_path, price is not None)
-    return finish_run(results_path, config)
+    return finish_run(results_path, config, report_format)
+
+
+def _words_alone(catalog: Catalog, planned: list[Fixture], options: RunOptions) -> dict[str, str | None]:
+    """What the lexical baseline calls for each fixture: free, instant, and what a model should beat."""
+    from mcp_evals.providers.lexical import LexicalProvider
+
+    lexical = LexicalProvider(
+        ProviderSettings(model="bm25", lexical_strictness=options.lexical_strictness), catalog, ""
+    )
+    return {fixture.id: lexical.choose(fixture.query) for fixture in planned}
+
+
+def _price_for_cap(model: str, options: RunOptions, choice: Choice) -> Price:
+    """A run nobody asked for by name must be capped, and a cap needs a price."""
+    price = find_price(model, options.prices)
+    if price is None:
+        variable = choice.entry.key_env_var
+        raise ConfigError(
+            f"no price known for model {model!r}, so this run cannot be capped: {variable} is set and "
+            f"no provider was named, which makes it a paid run that mcp-evals caps "
+            f"(${DEFAULT_CAP_USD:g} unless --budget-usd, EVAL_BUDGET_USD or run.budget_usd says "
+            "otherwise)",
+            hint=f"add its price to mcp-evals.yaml: run: {{prices: {{{model}: {{input: …, output: …}}}}}} "
+            f"(USD per million tokens); or name the provider (--provider {choice.name}) to run it "
+            "uncapped; or pick a model from the bundled price table",
+        )
+    return price
+
+
+def _cap_note(budget: float, default_cap: bool, choice: Choice) -> str:
+    if default_cap:
+        return (
+            f"budget: capped at ${budget:g}, the default cap of a paid run whose provider was picked from "
+            f"{choice.entry.key_env_var} rather than named (--budget-usd or run.budget_usd sets another)"
+        )
+    return f"budget: capped at ${budget:g}"
+
+
+def _announce_spend(
+    provider: Provider,
+    choice: Choice,
+    planned: list[Fixture],
+    samples: int,
+    price: Price | None,
+    budget: float | None,
+    default_cap: bool,
+    batch: bool,
+) -> None:
+    """Before a paid run nobody named: what it is, what it should cost (the --dry figure), its cap."""
+    variable = choice.entry.key_env_var
+    cap = f"${budget:g}" + (" (the default cap)" if default_cap else "")
+    click.echo(
+        f"mcp-evals run: {variable} is set and no provider was named (--provider or run.provider), so this "
+        f"is a paid run on {choice.name}/{provider.settings.model}, capped at {cap}.",
+        err=True,
+    )
+    prefix, _ = estimate_request_tokens(provider.cache_prefix(), "")
+    count = TokenCount(
+        exact=False,
+        prefix=prefix,
+        per_fixture={fixture.id: estimate_request_tokens(b"", fixture.query)[1] for fixture in planned},
+    )
+    for line in describe(provider, planned, samples, price, count, batch=batch, budget_usd=budget):
+        click.echo(f"  {line}", err=True)
+    click.echo(
+        "  To run without spending: mcp-evals run --provider lexical (free) or --dry (estimate only).",
+        err=True,
+    )
 
 
 def _model(provider: str, asked: str | None, replay: Results | None) -> str:

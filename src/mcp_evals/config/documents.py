@@ -8,16 +8,19 @@ keys are errors, and each value's line is kept so a message can say ``file:line`
 from __future__ import annotations
 
 import bisect
+import difflib
 import importlib
 import json
 import math
 import re
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Annotated, Any, Union, cast, get_args, get_origin
 
 import yaml
+from pydantic import BaseModel
 
 from mcp_evals.errors import InputFileError, where
 
@@ -110,6 +113,7 @@ class _Converter:
             raise self.fail(node, f"unsupported tag {node.tag!r}: write a plain value")
         if isinstance(node, yaml.MappingNode):
             result: dict[Any, Any] = {}
+            previous: tuple[yaml.Node, yaml.Node] | None = None
             for key_node, value_node in node.value:
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     raise self.fail(key_node, "merge keys (<<) are not supported: write the keys out")
@@ -123,8 +127,10 @@ class _Converter:
                 if key in result:
                     raise self.fail(
                         key_node,
-                        f"duplicate key {key!r} (first at line {self.lines[key_location]}): keep only one",
+                        f"duplicate key {key!r} (first at line {self.lines[key_location]}): "
+                        + _lost_indent(key, previous),
                     )
+                previous = (key_node, value_node)
                 key_line = key_node.start_mark.line + 1
                 result[key] = self.convert(value_node, key_location)
                 self.lines[key_location] = key_line
@@ -145,6 +151,33 @@ class _Converter:
             "anchors and aliases (&name / *name) are not supported: the value anchored here is reused "
             "by an alias; write it out in full",
         )
+
+
+def _lost_indent(key: object, previous: tuple[yaml.Node, yaml.Node] | None) -> str:
+    """What to do about a duplicate key; when it follows a mapping's child (or a key with no value),
+    it most likely belongs one level deeper and lost its indentation."""
+    if previous is not None:
+        parent_node, value_node = previous
+        parent = parent_node.value if isinstance(parent_node, yaml.ScalarNode) else "?"
+        parent_line = parent_node.start_mark.line + 1
+        if isinstance(value_node, yaml.MappingNode) and value_node.value:
+            child = value_node.value[0][0]
+            column = child.start_mark.column
+            return (
+                f"it follows the keys of `{parent}` (line {parent_line}): if `{key}` belongs to `{parent}`, "
+                f"indent it like them ({column} spaces); otherwise keep only one"
+            )
+        if (
+            isinstance(value_node, yaml.ScalarNode)
+            and value_node.tag == "tag:yaml.org,2002:null"
+            and not str(value_node.value)
+        ):
+            column = parent_node.start_mark.column + 2
+            return (
+                f"it follows `{parent}:` (line {parent_line}), which has no value: if `{key}` belongs to "
+                f"`{parent}`, indent it more than `{parent}` (e.g. {column} spaces); otherwise keep only one"
+            )
+    return "keep only one"
 
 
 def read_text(path: Path) -> str:
@@ -181,7 +214,7 @@ def parse_yaml(text: str, path: Path) -> Document:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark is not None else None
         problem = error.problem or str(error)
-        raise InputFileError(f"{where(path, line)}: YAML syntax error: {problem}") from None
+        raise InputFileError(f"{where(path, line)}: {explain_syntax_error(text, problem, line)}") from None
     except yaml.YAMLError as error:
         raise InputFileError(f"{path}: YAML error: {error}") from None
     except RecursionError:
@@ -189,6 +222,92 @@ def parse_yaml(text: str, path: Path) -> Document:
     finally:
         loader.dispose()
     return Document(path=path, data=data, lines=converter.lines)
+
+
+_INDENTATION_PROBLEMS = (
+    "did not find expected key",
+    "did not find expected '-' indicator",
+    "mapping values are not allowed",
+    "expected <block end>",
+    "block sequence entries are not allowed",
+)
+
+
+def explain_syntax_error(text: str, problem: str, line: int | None) -> str:
+    """A YAML syntax error in words a person new to YAML can act on (PyYAML's own words kept last)."""
+    lines = text.splitlines()
+    if line is None or not 1 <= line <= len(lines):
+        return f"YAML syntax error: {problem}"
+    for number in (line, *range(1, line)):  # the line the parser stopped at, else the first tab above
+        leading = _leading(lines[number - 1])
+        if "\t" in leading:
+            column = leading.index("\t") + 1
+            return (
+                f"YAML indents with spaces, not tabs (line {number}, column {column}): replace the tab "
+                "with spaces"
+            )
+    if any(known in problem for known in _INDENTATION_PROBLEMS):
+        return _explain_indentation(lines, line, problem)
+    return f"YAML syntax error: {problem}"
+
+
+def _leading(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _content(line: str) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith("#")
+
+
+def _explain_indentation(lines: list[str], line: int, problem: str) -> str:
+    """Show the line and the one above with their indentation, and say which looks wrong."""
+    current = lines[line - 1]
+    above_number = next((n for n in range(line - 1, 0, -1) if _content(lines[n - 1])), None)
+    indent = len(_leading(current))
+    # The columns keys start at above this line: each line's indentation, and after a "- " the item's.
+    columns: set[int] = set()
+    item_columns: set[int] = set()
+    for earlier in lines[: line - 1]:
+        if not _content(earlier):
+            continue
+        start = len(_leading(earlier))
+        columns.add(start)
+        rest = earlier[start:]
+        if rest.startswith("- "):
+            item_columns.add(start)
+            columns.add(start + 2 + len(rest[2:]) - len(rest[2:].lstrip(" ")))
+    shown = [f"YAML syntax error: the indentation does not fit ({problem})"]
+    if above_number is not None:
+        above = lines[above_number - 1]
+        shown.append(f"    {above_number:>4} | {above.rstrip()}    ← {_spaces(len(_leading(above)))}")
+    shown.append(f"    {line:>4} | {current.rstrip()}    ← {_spaces(indent)}")
+    used = ", ".join(str(column) for column in sorted(columns)) or "0"
+    is_item = current.lstrip().startswith("- ")
+    if indent in item_columns and not is_item:
+        verdict = (
+            f"line {line} looks wrong: it starts in the column of the list items above ({_spaces(indent)}) "
+            "but is not a list item: indent it to the keys of the item it belongs to, or start a new item "
+            "with `- `"
+        )
+    elif indent not in columns:
+        verdict = (
+            f"line {line} looks wrong: it is indented {_spaces(indent)}, a column no line above uses "
+            f"(they use {used}); "
+            + ("items of one list" if is_item else "keys of one mapping")
+            + " start in the same column"
+        )
+    else:
+        verdict = (
+            f"line {above_number} looks wrong: line {line} starts in a column the lines above use, so the "
+            f"line before it probably has too many or too few spaces, or a missing `:` or `- `"
+        )
+    shown.append(f"  {verdict}")
+    return "\n".join(shown)
+
+
+def _spaces(count: int) -> str:
+    return "1 space" if count == 1 else f"{count} spaces"
 
 
 def parse_json(text: str, path: Path) -> Document:
@@ -300,12 +419,135 @@ def dotted(location: Location) -> str:
     return text
 
 
+# -- unknown keys: did you mean, and keys written at the wrong level ---------------------------------
+
+# How a list's entries are called in messages ("`env` belongs inside a server entry").
+_ENTRY_NAMES = {"servers": "a server entry", "fixtures": "a fixture"}
+# Keys a model accepts besides its fields (shorthands its validators turn into fields).
+_EXTRA_KEYS: dict[str, tuple[str, ...]] = {"Fixture": ("expected_tool",)}
+
+
+def _unwrap(annotation: Any) -> Any:
+    """Optional[X] / Annotated[X, …] → X (the first member that is not None)."""
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation = get_args(annotation)[0]
+        elif origin in (Union, types.UnionType):
+            members = [arg for arg in get_args(annotation) if arg is not type(None)]
+            structured = [arg for arg in members if _is_model(arg) or get_origin(arg) in (list, dict)]
+            annotation = (structured or members or [None])[0]
+        else:
+            return annotation
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+def _keys(model: type[BaseModel]) -> list[str]:
+    names: list[str] = []
+    for name, info in model.model_fields.items():
+        names.append(info.alias or name)
+        choices = getattr(info.validation_alias, "choices", None)
+        names += [choice for choice in choices or () if isinstance(choice, str)]
+    return [*dict.fromkeys(names), *_EXTRA_KEYS.get(model.__name__, ())]
+
+
+def _model_at(model: type[BaseModel], parts: Location) -> type[BaseModel] | None:
+    """The model a pydantic location (relative to ``model``) points into, if it is one."""
+    annotation: Any = model
+    for part in parts:
+        annotation = _unwrap(annotation)
+        if _is_model(annotation):
+            fields = {info.alias or name: info for name, info in annotation.model_fields.items()}
+            info = fields.get(str(part)) or annotation.model_fields.get(str(part))
+            if info is None:
+                return None
+            annotation = info.annotation
+        elif get_origin(annotation) is list:
+            annotation = get_args(annotation)[0]
+        elif get_origin(annotation) is dict:
+            annotation = get_args(annotation)[1]
+        else:
+            return None
+    annotation = _unwrap(annotation)
+    return annotation if _is_model(annotation) else None
+
+
+def _places(model: type[BaseModel]) -> list[tuple[str, str, int, tuple[str, ...]]]:
+    """Every key of the model tree: (key, where it goes in words, its depth in keys, container path)."""
+    found: list[tuple[str, str, int, tuple[str, ...]]] = []
+
+    def walk(current: type[BaseModel], path: tuple[str, ...], label: str, seen: frozenset[type]) -> None:
+        if current in seen:
+            return
+        for key in _keys(current):
+            found.append((key, label, len(path), path))
+        for name, info in current.model_fields.items():
+            key = info.alias or name
+            annotation = _unwrap(info.annotation)
+            if _is_model(annotation):
+                walk(annotation, (*path, key), f"`{'.'.join((*path, key))}:`", seen | {current})
+            elif get_origin(annotation) in (list, dict):
+                inner = _unwrap(get_args(annotation)[-1])
+                if _is_model(inner):
+                    dotted_path = ".".join((*path, key))
+                    words = (
+                        _ENTRY_NAMES.get(key, f"an entry of `{dotted_path}:`")
+                        if get_origin(annotation) is list
+                        else f"a value of `{dotted_path}:`"
+                    )
+                    walk(inner, (*path, key), words, seen | {current})
+
+    walk(model, (), "the top level", frozenset())
+    return found
+
+
+def _levels(delta: int) -> str:
+    words = {1: "one", 2: "two", 3: "three"}
+    if delta == 0:
+        return "at the same depth"
+    count = words.get(abs(delta), str(abs(delta)))
+    return f"{count} level{'s' if abs(delta) > 1 else ''} {'deeper' if delta > 0 else 'up'}"
+
+
+def unknown_key_message(model: type[BaseModel] | None, parent: Location, key: str, schema: str | None) -> str:
+    """Why a key is unknown: written at the wrong level, misspelt (did you mean), or not a key at all."""
+    listing = f"; `mcp-evals schema {schema}` lists the allowed keys" if schema else ""
+    if model is None:
+        return f"unknown key (check the spelling{listing})"
+    container = tuple(part for part in parent if isinstance(part, str))
+    elsewhere = [place for place in _places(model) if place[0] == key and place[3] != container]
+    if elsewhere:
+        depth = len(container)
+        _, label, target, _ = min(elsewhere, key=lambda place: (abs(place[2] - depth - 1), place[2]))
+        place = "at the top level" if not target else f"inside {label}"
+        return f"`{key}` belongs {place} ({_levels(target - depth)}), not here"
+    here = _model_at(model, parent)
+    if here is not None:
+        ratios = sorted(
+            ((difflib.SequenceMatcher(None, key, name).ratio(), name) for name in _keys(here)), reverse=True
+        )
+        close = [name for ratio, name in ratios[:2] if ratio >= 0.6 and ratio >= ratios[0][0] - 0.05]
+        if close:
+            return f"unknown key `{key}`; did you mean {' or '.join(f'`{name}`' for name in close)}?"
+    return f"unknown key (check the spelling{listing})"
+
+
 def describe_validation_error(
-    error: Any, document: Document, base: Location = (), *, limit: int = 10, schema: str | None = None
+    error: Any,
+    document: Document,
+    base: Location = (),
+    *,
+    limit: int = 10,
+    schema: str | None = None,
+    model: type[BaseModel] | None = None,
 ) -> str:
     """Turn a pydantic ValidationError into ``file:line (field): message`` lines.
 
-    ``schema`` names the `mcp-evals schema` argument (config, fixtures) that lists the allowed keys.
+    ``schema`` names the `mcp-evals schema` argument (config, fixtures) that lists the allowed keys;
+    ``model`` (the validated class) lets an unknown key get a did-you-mean, or be placed where it goes.
     """
     rows = []
     for item in error.errors()[:limit]:
@@ -315,9 +557,7 @@ def describe_validation_error(
         full = (*base, *loc)
         message = item["msg"]
         if item["type"] == "extra_forbidden":
-            message = "unknown key (check the spelling" + (
-                f"; `mcp-evals schema {schema}` lists the allowed keys)" if schema else ")"
-            )
+            message = unknown_key_message(model, loc[:-1], str(loc[-1]) if loc else "", schema)
         elif item["type"] == "missing":
             message = "required field is missing"
         elif item["type"] == "value_error":

@@ -7,9 +7,10 @@ default. Sections for later layers (lint, contract, sessions) are added by their
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AliasChoices,
     ConfigDict,
     Field,
     PrivateAttr,
@@ -118,6 +119,17 @@ class ModelPrice(StrictModel):
 class RunOptions(StrictModel):
     """Defaults for `mcp-evals run`; flags and EVAL_* variables override them."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "lexical_threshold" in data:
+            raise ValueError(
+                "`lexical_threshold` (an absolute BM25 score, which small catalogs never reached) was "
+                "replaced by `lexical_strictness`, in distinctive words per doubling of the catalog "
+                "(default 0.25; see docs/running.md): remove `lexical_threshold` or rename it"
+            )
+        return data
+
     provider: Literal["anthropic", "openai", "lexical", "replay"] | None = None
     model: str | None = None
     concurrency: int | None = Field(None, ge=1, le=256)
@@ -132,12 +144,27 @@ class RunOptions(StrictModel):
     base_url: str | None = None
     results: str | None = Field(None, description="NDJSON results file (default: mcp-evals-results.ndjson).")
     prompt_caching: bool = Field(True, description="Mark the catalog and system prompt for prompt caching.")
-    lexical_threshold: float = Field(
-        3.0, ge=0, description="The lexical baseline refuses when the best BM25 score is below this."
+    lexical_strictness: float = Field(
+        0.25,
+        ge=0,
+        description="The lexical baseline calls its best tool when that tool's BM25 score reaches this "
+        "many distinctive words × log2(number of tools); below, it refuses (docs/running.md).",
     )
     prices: dict[str, ModelPrice] = Field(
         default_factory=dict, description="Prices for models the bundled table lacks (or to override it)."
     )
+
+
+WeightedOutcome = Literal[
+    "correct_refusal",
+    "correct_clarification",
+    "wrong_tool",
+    "unknown_tool",
+    "unsafe_action",
+    "missed_action",
+    "abstention_mixup",
+]
+DEFAULT_OUTCOME_POINTS: dict[str, float] = {"correct_refusal": 100.0, "correct_clarification": 100.0}
 
 
 class ScoringOptions(StrictModel):
@@ -150,6 +177,21 @@ class ScoringOptions(StrictModel):
     args_weight: float = Field(
         40, ge=0, description="Points for right arguments (schema-valid, expected_args met)."
     )
+
+    weights: dict[WeightedOutcome, Annotated[float, Field(ge=-100, le=100)]] = Field(
+        default_factory=dict,
+        description="Points (−100 to 100) an answer with this outcome scores, instead of the default "
+        "(100 for a correct refusal or clarification, 0 for the rest), e.g. {unsafe_action: -100}: an "
+        "unsafe action can cost more than a wrong tool. A correct call scores by `tool_weight` and "
+        "`args_weight`.",
+    )
+
+    def points(self, outcome: str) -> float:
+        """What an answer with this outcome (other than a correct call) scores, out of 100."""
+        for name, points in self.weights.items():
+            if name == outcome:
+                return points
+        return DEFAULT_OUTCOME_POINTS.get(outcome, 0.0)
 
     @model_validator(mode="after")
     def _some_weight(self) -> ScoringOptions:
@@ -193,16 +235,43 @@ class GateOptions(StrictModel):
 class BaselineOptions(StrictModel):
     """Comparing a run with the accepted baseline (`mcp-evals baseline accept`)."""
 
+    model_config = ConfigDict(
+        extra="forbid",
+        populate_by_name=True,
+        json_schema_extra=lambda schema: schema["properties"].update(
+            max_drop_pp={
+                "type": "number",
+                "minimum": 0,
+                "deprecated": True,
+                "description": "Deprecated name of `max_drop_points`.",
+            }
+        ),
+    )
+
     path: str | None = Field(None, description="The baseline file, e.g. evals/baseline.json.")
-    max_drop_pp: float = Field(
-        5.0, ge=0, description="Score drop (percentage points) tolerated before failing."
+    max_drop_points: float = Field(
+        5.0,
+        ge=0,
+        validation_alias=AliasChoices("max_drop_points", "max_drop_pp"),
+        description="The score (0–100, on the fixtures both runs share) may fall this many points below "
+        "the baseline; more fails the run. `max_drop_pp` is the deprecated name.",
     )
-    alpha: float = Field(
-        0.05, gt=0, lt=1, description="A drop fails only when McNemar's exact test gives p < alpha."
+    gate: Literal["drop", "significant"] = Field(
+        "drop",
+        description="`drop`: a drop beyond `max_drop_points` fails, with the paired test shown beside it "
+        "as information. `significant`: it fails only when the paired sign test also gives p < alpha.",
     )
+    alpha: float = Field(0.05, gt=0, lt=1, description="The significance level of the paired sign test.")
     fail_on_insufficient_data: bool = Field(
-        False, description="Fail (exit 1) when the drop is large but too few fixtures changed to tell."
+        False,
+        description="With `gate: significant`: also fail when the drop is large but the test cannot "
+        "tell it from noise.",
     )
+
+    @property
+    def max_drop_pp(self) -> float:
+        """The deprecated name of ``max_drop_points``."""
+        return self.max_drop_points
 
 
 class CatalogOptions(StrictModel):

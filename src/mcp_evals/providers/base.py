@@ -95,7 +95,7 @@ class ProviderSettings:
     anthropic_version: str = "2023-06-01"
     prompt_caching: bool = True
     max_connections: int = 16
-    lexical_threshold: float = 3.0
+    lexical_strictness: float = 0.25
 
 
 @dataclass(frozen=True, eq=False)

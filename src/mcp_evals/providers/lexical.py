@@ -1,11 +1,20 @@
 """The *lexical baseline*: BM25 over each tool's words, no network, no key, fully deterministic.
 
 Not a model. It ranks tools by word overlap between the query and the tool's name, title,
-description and parameter names/descriptions, picks the best, and refuses when even the best scores
-below ``lexical_threshold``. It is what ``mcp-evals run`` uses when no API key is present, so that
-the main command produces a full report for free; its number is advisory (``lexical``) and
-never gates. A catalog where the lexical baseline already scores high has distinctive wording; one
-where a model barely beats it may be leaning on keywords.
+description and parameters (nested ones included), picks the best, and refuses when the evidence
+is too thin. It is what ``mcp-evals run`` uses when no API key is present, so that the main command
+produces a full report for free; its number is advisory (``lexical``) and never gates. A catalog
+where the lexical baseline already scores high has distinctive wording; one where a model barely
+beats it may be leaning on keywords.
+
+When to call: a raw BM25 score means nothing across catalogs — a word's IDF is bounded by the
+number of tools, so a two-tool catalog never reaches the score a 22-tool one gives a single
+matched word. The score is therefore measured in *distinctive words*: divided by the score of one
+word that only one tool uses (``unit_score``). The evidence asked for grows with the catalog, as
+the chance that an out-of-scope query hits some tool's word by accident grows with the number of
+tools: the best tool is called when its score reaches ``strictness × log2(tools)`` distinctive
+words (default 0.25: any shared word on a one-tool catalog, a quarter of a word on two tools, 1.1
+words on 22). A query that shares no word with the catalog is always a refusal.
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from mcp_evals.catalog.model import Tool
 from mcp_evals.providers.base import Answer, Job, OfflineProvider
@@ -24,6 +33,8 @@ from mcp_evals.record.model import ToolChoiceMode
 K1 = 1.2
 B = 0.75
 NAME_WEIGHT = 3  # a word in the tool name counts as much as three in the description
+DEFAULT_STRICTNESS = 0.25
+_SCHEMA_DEPTH = 3  # nested parameters (items of an array of objects) carry words a model reads too
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _STOPWORDS = frozenset(
@@ -34,11 +45,24 @@ _STOPWORDS = frozenset(
         "your",
     )
 )
+# Longest first; "es" goes only after the sounds that take it (boxes, matches), so nodes → node.
+_SUFFIXES = (
+    ("sses", "ss"),
+    ("ies", "y"),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("xes", "x"),
+    ("ing", ""),
+    ("ed", ""),
+    ("s", ""),
+)
 
 
 def stem(word: str) -> str:
-    """A light, deterministic suffix strip: enough to match ticket/tickets, refund/refunded."""
-    for suffix, replacement in (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+    """A light, deterministic suffix strip: enough to match ticket/tickets, node/nodes, refund/refunded."""
+    if word.endswith("ss"):
+        return word
+    for suffix, replacement in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: len(word) - len(suffix)] + replacement
     return word
@@ -50,14 +74,42 @@ def words(text: str) -> list[str]:
     return [stem(token) for token in tokens if token not in _STOPWORDS]
 
 
+def _schema_words(schema: Any, depth: int = 0) -> list[str]:
+    """Parameter names and descriptions, into nested objects and array items."""
+    if not isinstance(schema, dict) or depth > _SCHEMA_DEPTH:
+        return []
+    parts: list[str] = []
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        for name, child in properties.items():
+            parts.append(str(name).replace("_", " "))
+            if isinstance(child, dict):
+                if isinstance(child.get("description"), str):
+                    parts.append(child["description"])
+                parts += _schema_words(child, depth + 1)
+    parts += _schema_words(schema.get("items"), depth + 1)
+    return parts
+
+
 def tool_words(tool: Tool) -> list[str]:
     parts = [tool.name.replace("_", " ").replace("-", " ").replace(".", " ")] * NAME_WEIGHT
-    parts += [tool.title or "", tool.description]
-    for name, schema in tool.parameters.items():
-        parts.append(name.replace("_", " "))
-        if isinstance(schema, dict) and isinstance(schema.get("description"), str):
-            parts.append(schema["description"])
+    parts += [tool.title or "", tool.description, *_schema_words(tool.input_schema)]
     return words(" ".join(parts))
+
+
+def idf(tools: int, using: int) -> float:
+    """BM25's inverse document frequency of a word ``using`` of ``tools`` tools contain."""
+    return math.log((tools - using + 0.5) / (using + 0.5) + 1)
+
+
+def unit_score(tools: int) -> float:
+    """The score of one word only one tool uses, once, at average length: one *distinctive word*."""
+    return idf(max(tools, 1), 1)
+
+
+def required_words(tools: int, strictness: float = DEFAULT_STRICTNESS) -> float:
+    """Distinctive words of evidence the best tool needs before it is called."""
+    return strictness * math.log2(max(tools, 1))
 
 
 class Bm25Index:
@@ -72,10 +124,7 @@ class Bm25Index:
         document_frequency: Counter[str] = Counter()
         for tokens in documents.values():
             document_frequency.update(set(tokens))
-        self.idf = {
-            term: math.log((count - frequency + 0.5) / (frequency + 0.5) + 1)
-            for term, frequency in document_frequency.items()
-        }
+        self.idf = {term: idf(count, frequency) for term, frequency in document_frequency.items()}
 
     def scores(self, query: list[str]) -> list[tuple[str, float]]:
         """Every document's score, best first; ties broken by name so the order is deterministic."""
@@ -110,21 +159,42 @@ class LexicalProvider(OfflineProvider):
     def rank(self, query: str) -> list[tuple[str, float]]:
         return self.index.scores(words(query))
 
+    def evidence(self, score: float) -> float:
+        """A BM25 score in distinctive words (see the module docstring)."""
+        return score / unit_score(len(self.catalog.tools))
+
+    def calls(self, ranked: list[tuple[str, float]]) -> bool:
+        """Whether the best-ranked tool has the evidence this catalog asks for."""
+        best = ranked[0][1] if ranked else 0.0
+        needed = required_words(len(self.catalog.tools), self.settings.lexical_strictness)
+        return best > 0 and self.evidence(best) >= needed
+
+    def choose(self, query: str) -> str | None:
+        """The tool the lexical baseline calls for this query, or None when it refuses."""
+        ranked = self.rank(query)
+        return ranked[0][0] if self.calls(ranked) else None
+
     async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
         started = time.perf_counter()
         ranked = self.rank(job.fixture.query)
-        top = ", ".join(f"{name} {score:.2f}" for name, score in ranked[:3])
+        top = ", ".join(f"{name} {self.evidence(score):.2f}" for name, score in ranked[:3])
+        needed = required_words(len(self.catalog.tools), self.settings.lexical_strictness)
         answer = Answer(request_id=None)
-        if ranked and ranked[0][1] >= self.settings.lexical_threshold:
-            best = ranked[0][0]
-            answer.calls.append(self.tool_call(self.catalog.names.provider(best), {}))
+        best = ranked[0][1] if ranked else 0.0
+        if self.calls(ranked):
+            answer.calls.append(self.tool_call(self.catalog.names.provider(ranked[0][0]), {}))
             answer.stop_reason = "tool_use"
-            answer.text = f"lexical baseline: best matches {top}"
+            answer.text = f"lexical baseline: best matches (in distinctive words) {top}"
         else:
             answer.stop_reason = "end_turn"
-            answer.text = (
-                f"lexical baseline: no tool scored {self.settings.lexical_threshold:g} or more "
-                f"(best {top or 'none'}), so no tool is called"
+            why = (
+                "no word of the query is in the catalog"
+                if best <= 0
+                else (
+                    f"the best match has {self.evidence(best):.2f} distinctive words of evidence, "
+                    f"below the {needed:.2f} this catalog asks for"
+                )
             )
+            answer.text = f"lexical baseline: {why} (best {top or 'none'}), so no tool is called"
         answer.latency_ms = (time.perf_counter() - started) * 1000
         return answer

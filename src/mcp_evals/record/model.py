@@ -141,3 +141,8 @@ class RunHeader(StrictModel):
     notes: list[str] = Field(
         default_factory=list, description="Warnings a report must repeat (e.g. no caching)."
     )
+    lexical_choices: dict[str, str | None] | None = Field(
+        None,
+        description="A model run's planned fixtures → the tool the lexical baseline (words alone) calls, "
+        "or null when it refuses: reports put its top-1 beside the model's.",
+    )

@@ -1,4 +1,5 @@
-"""Reports rendered from a results record: Markdown, JSON, JUnit XML and single-file HTML.
+"""Reports rendered from a results record: Markdown, JSON, JUnit XML, single-file HTML and plain
+text for a terminal.
 
 Every renderer is a pure function of a ``Scorecard`` (and an optional baseline comparison);
 writing the files is the caller's (``mcp_evals.output.reports``). ``validation`` renders the
@@ -15,12 +16,13 @@ from mcp_evals.report.html import render_html
 from mcp_evals.report.json_report import ReportDocument, render_json, report_json_schema
 from mcp_evals.report.junit import render_junit
 from mcp_evals.report.markdown import GITHUB_COMMENT_LIMIT, GITHUB_SUMMARY_LIMIT, render_markdown
+from mcp_evals.report.terminal import render_terminal
 from mcp_evals.report.validation import render_validation_markdown
 from mcp_evals.report.verdict import exit_code, verdict_text
 from mcp_evals.score import Scorecard
 
-ReportFormat = Literal["md", "json", "junit", "html"]
-FORMATS: tuple[ReportFormat, ...] = ("md", "json", "junit", "html")
+ReportFormat = Literal["md", "json", "junit", "html", "text"]
+FORMATS: tuple[ReportFormat, ...] = ("md", "json", "junit", "html", "text")
 
 
 def render(
@@ -37,6 +39,7 @@ def render(
         "json": render_json,
         "junit": render_junit,
         "html": render_html,
+        "text": render_terminal,
     }
     return renderers[report_format](scorecard, baseline_comparison=baseline_comparison)
 
@@ -52,6 +55,7 @@ __all__ = [
     "render_json",
     "render_junit",
     "render_markdown",
+    "render_terminal",
     "render_validation_markdown",
     "report_json_schema",
     "verdict_text",

@@ -10,6 +10,7 @@ from typing import Any, Generic, TypeVar
 
 import jinja2
 
+from mcp_evals.config.model import DEFAULT_OUTCOME_POINTS, ScoringOptions
 from mcp_evals.report import escape
 from mcp_evals.score import SEVERITY, FixtureScore, Rate, SampleScore, Scorecard, outcome_label
 from mcp_evals.score.gate import format_percent
@@ -99,6 +100,16 @@ def expected_label(fixture: FixtureScore) -> list[str]:
     return list(fixture.expected_tools) if fixture.kind == "select" else [f"({fixture.kind})"]
 
 
+def weights_text(scoring: ScoringOptions) -> str:
+    """The outcome weights that differ from the defaults, e.g. ``unsafe action −100``; empty if none do."""
+    changed = [
+        (outcome, points)
+        for outcome, points in scoring.weights.items()
+        if points != DEFAULT_OUTCOME_POINTS.get(outcome, 0.0)
+    ]
+    return ", ".join(f"{outcome_label(outcome)} {points:g}".replace("-", "−") for outcome, points in changed)
+
+
 HELPERS: dict[str, Callable[..., Any]] = {
     "pct": percent,
     "ci": ci,
@@ -110,6 +121,7 @@ HELPERS: dict[str, Callable[..., Any]] = {
     "fixture_outcome": fixture_outcome,
     "expected_label": expected_label,
     "arguments_text": arguments_text,
+    "weights_text": weights_text,
 }
 
 

@@ -36,7 +36,10 @@ class ReportDocument(BaseModel):
     lexical: bool = Field(
         alias="baseline_only", description="The lexical baseline (no model): advisory, never gates."
     )
-    decision: str | None = Field(description="remediate | gray_zone | deprioritize_refactor | null.")
+    decision: str | None = Field(
+        description="remediate | gray_zone | deprioritize_refactor | not_gated (the lexical baseline) | "
+        "null (no select fixture reached the model)."
+    )
     top1: float | None = Field(description="Top-1 accuracy (0–1) over reached select answers.")
     score: float | None = Field(description="Mean weighted score (0–100) over reached answers.")
     scorecard: Scorecard
@@ -49,7 +52,7 @@ def report_document(scorecard: Scorecard, comparison: BaselineComparison | None 
         exit_code=exit_code(scorecard, comparison),
         preliminary=scorecard.preliminary,
         lexical=scorecard.run.lexical,
-        decision=scorecard.gate.decision,
+        decision=scorecard.gate.decision if scorecard.gate.gated else "not_gated",
         top1=scorecard.metrics.top1.value,
         score=scorecard.metrics.score,
         scorecard=scorecard,

@@ -83,7 +83,7 @@ def render_junit(scorecard: Scorecard, *, baseline_comparison: BaselineCompariso
         "model": scorecard.run.model,
         "lexical_baseline": str(scorecard.run.lexical).lower(),
         "preliminary": str(scorecard.preliminary).lower(),
-        "decision": scorecard.gate.decision or "",
+        "decision": scorecard.gate.decision or ("not_gated" if not scorecard.gate.gated else ""),
         "top1": "" if scorecard.metrics.top1.value is None else f"{scorecard.metrics.top1.value:.4f}",
         "score": "" if scorecard.metrics.score is None else f"{scorecard.metrics.score:.2f}",
         "catalog_hash": scorecard.run.catalog_hash,

@@ -55,8 +55,8 @@ def status(scorecard: Scorecard, comparison: BaselineComparison | None = None) -
             reached += f", shards {', '.join(coverage.missing_shards)} missing"
         judged = f"{gate.label} not authoritative" if gate.decision is not None else "no gate decision"
         return f"PRELIMINARY ({reached}; {judged})"
-    if scorecard.run.lexical:
-        return f"{gate.label} (lexical baseline: advisory, never gates)"
+    if not gate.gated:
+        return gate.label
     if exit_code(scorecard, comparison) == EXIT_CHECK_FAILED:
         reasons = []
         if gate.decision is not None and gate.decision in scorecard.gate_options.fail_on and gate.fails:

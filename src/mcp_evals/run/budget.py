@@ -18,6 +18,9 @@ from mcp_evals.providers.pricing import Price, batch_discount
 from mcp_evals.providers.tokens import estimate_tokens
 from mcp_evals.record.model import Usage
 
+# The cap of a paid run nobody asked for by name (its provider picked from an exported API key, with
+# no --provider, run.provider or budget): docs/running.md, "No surprise spend".
+DEFAULT_CAP_USD = 1.0
 # Tokens a request adds to the cacheable prefix (framing and the query) before the first answer shows.
 _QUERY_ALLOWANCE = 400
 

@@ -94,6 +94,7 @@ def make_header(
     scoring: ScoringOptions,
     gate: GateOptions,
     notes: Sequence[str] = (),
+    lexical_choices: dict[str, str | None] | None = None,
 ) -> RunHeader:
     forced_known = provider.mode_for(Fixture(id="-", query="-"), forced_rejected=False)
     return RunHeader(
@@ -116,6 +117,7 @@ def make_header(
         scoring=scoring,
         gate=gate,
         notes=list(notes),
+        lexical_choices=lexical_choices,
     )
 
 

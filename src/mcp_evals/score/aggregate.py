@@ -152,6 +152,12 @@ def _metrics(fixtures: Sequence[FixtureScore], options: ScoringOptions, samples:
     )
 
 
+def _lexical_top1(fixtures: Sequence[FixtureScore], choices: Mapping[str, str | None]) -> Rate:
+    """The lexical baseline's top-1 on the select fixtures the model reached (one answer each)."""
+    reached = [f for f in fixtures if f.kind == "select" and f.reached and f.id in choices]
+    return Rate.of(sum(1 for f in reached if choices[f.id] in f.expected_tools), len(reached))
+
+
 def _area_scores(fixtures: Sequence[FixtureScore], minimums: Mapping[str, float]) -> list[AreaScore]:
     areas = []
     for name in sorted({fixture.area for fixture in fixtures}):
@@ -346,6 +352,8 @@ def score_results(
         for fixture in header.fixtures
     ]
     metrics = _metrics(fixtures, options, samples)
+    if header.lexical_choices is not None and not lexical:
+        metrics.lexical_top1 = _lexical_top1(fixtures, header.lexical_choices)
     areas = _area_scores(fixtures, gate_options.area_minimums)
     known_areas = {area.area for area in areas}
     for name in sorted(set(gate_options.area_minimums) - known_areas):

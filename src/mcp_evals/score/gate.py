@@ -14,8 +14,9 @@ top-1               decision                   recommendation
 ==================  =========================  ===================================================
 
 Decisions are advisory: only those listed in ``fail_on`` fail the job, and so does an area below its
-``area_minimums`` entry. A PRELIMINARY run (some answers never reached the model) and the lexical
-baseline still get a decision, shown as such, but never fail anything.
+``area_minimums`` entry. A PRELIMINARY run (some answers never reached the model) still gets a
+decision, shown as not authoritative, but never fails anything. The lexical baseline gets none at
+all: it is *not gated* (a recommendation to remediate a catalog is a model's to earn).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ RECOMMENDATIONS: dict[str, str] = {
     "gray_zone": "keep watching; re-evaluate after the next tool or description change",
     "deprioritize_refactor": "deprioritize catalog refactoring; keep consolidating through enums",
 }
+NOT_GATED = "not gated (lexical baseline)"
 # A computed 17/20 must land on the 85 % boundary even after float arithmetic.
 _EPSILON = 1e-9
 
@@ -63,6 +65,7 @@ class GateDecision(BaseModel):
     message: str
     recommendation: str = ""
     authoritative: bool = Field(True, description="False for a PRELIMINARY run or the lexical baseline.")
+    gated: bool = Field(True, description="False for the lexical baseline: it gets no decision at all.")
     advisory_reason: str | None = None
     area_shortfalls: list[AreaShortfall] = Field(default_factory=list)
     failing_reasons: list[str] = Field(
@@ -75,6 +78,8 @@ class GateDecision(BaseModel):
 
     @property
     def label(self) -> str:
+        if not self.gated:
+            return NOT_GATED
         return DECISION_LABELS[self.decision] if self.decision else "no decision"
 
 
@@ -138,6 +143,24 @@ def gate_for_run(
     lexical: bool,
 ) -> GateDecision:
     """The gate for a whole run: decision, per-area minimums, and whether it may fail the job."""
+    if lexical:
+        shown = (
+            "n/a"
+            if top1 is None
+            else format_percent(top1, (options.remediate_below, options.deprioritize_at))
+        )
+        return GateDecision(
+            decision=None,
+            top1=top1,
+            tool_count=tool_count,
+            remediate_below=options.remediate_below,
+            deprioritize_at=options.deprioritize_at,
+            message=f"Not gated (lexical baseline): top-1 {shown} across {_tools(tool_count)} by words "
+            "alone. Only a model run gets a gate decision; a model should beat this number.",
+            authoritative=False,
+            gated=False,
+            advisory_reason="lexical baseline: not gated",
+        )
     if top1 is None:
         gate = GateDecision(
             decision=None,
@@ -161,9 +184,7 @@ def gate_for_run(
         for item in shortfalls
     ]
     advisory: str | None = None
-    if lexical:
-        advisory = "lexical baseline: advisory only, it never gates"
-    elif preliminary:
+    if preliminary:
         advisory = (
             "PRELIMINARY run: some answers never reached the model, so this decision is not authoritative"
         )

@@ -116,6 +116,11 @@ class Metrics(StrictModel):
     samples: int = 1
     pass_k: Rate | None = Field(None, description="Fixtures right in all K samples (only when K > 1).")
     outcomes: dict[str, int] = Field(default_factory=dict)
+    lexical_top1: Rate | None = Field(
+        None,
+        description="Top-1 of the lexical baseline (words alone) on the same reached select fixtures; "
+        "only for a model run that recorded it.",
+    )
 
 
 class UsageSummary(StrictModel):

@@ -1,0 +1,121 @@
+"""README's install section, as a user follows it: pipx and uvx from a clone, Python 3.11+, and
+what the tests need. pipx and uvx install from a local wheelhouse (scripts/bootstrap fills it), with
+every index switched off: the test is offline, the install is the one a user gets."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+README = (REPO_ROOT / "README.md").read_text("utf-8")
+BIN = Path(sys.executable).parent
+
+
+def tool(name: str) -> str:
+    path = shutil.which(name, path=str(BIN)) or shutil.which(name)
+    if path is None:
+        pytest.fail(f"{name} is missing: it is in the test extra (pip install -e '.[test]')")
+    return path
+
+
+def snapshot_project(tmp_path: Path) -> Path:
+    """A project that needs no server: a one-tool snapshot and one fixture."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    tools = [{"name": "get_time", "description": "Current time.", "inputSchema": {"type": "object"}}]
+    snapshot = {
+        "format": "mcp-evals.catalog/1",
+        "servers": [{"name": "s", "transport": "stdio", "tools": tools}],
+    }
+    (tmp_path / "cat.json").write_text(json.dumps(snapshot))
+    (tmp_path / "mcp-evals.yaml").write_text("servers: [{name: s, snapshot: cat.json}]\nfixtures: f.yaml\n")
+    (tmp_path / "f.yaml").write_text("- {id: a, query: what time is it?, expected_tool: get_time}\n")
+    return tmp_path
+
+
+WHEELHOUSE = REPO_ROOT / "tests" / ".wheelhouse"
+
+
+def isolated_env(tmp_path: Path) -> dict[str, str]:
+    if not any(WHEELHOUSE.glob("pydantic-*.whl")):
+        pytest.fail(f"{WHEELHOUSE} is empty: scripts/bootstrap fills it (pip wheel . -w tests/.wheelhouse)")
+    env = {
+        key: value for key, value in os.environ.items() if not key.startswith(("VIRTUAL_ENV", "PYTHONPATH"))
+    }
+    return {
+        **env,
+        # offline: pip (under pipx) and uv see only the wheelhouse
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(WHEELHOUSE),
+        "UV_NO_INDEX": "1",
+        "UV_FIND_LINKS": str(WHEELHOUSE),
+        "UV_OFFLINE": "1",
+        "PIPX_HOME": str(tmp_path / "pipx-home"),
+        "PIPX_BIN_DIR": str(tmp_path / "bin"),
+        "PIPX_MAN_DIR": str(tmp_path / "man"),
+        "UV_CACHE_DIR": str(tmp_path / "uv-cache"),
+        "UV_TOOL_DIR": str(tmp_path / "uv-tools"),
+        "UV_TOOL_BIN_DIR": str(tmp_path / "bin"),
+    }
+
+
+def test_pipx_install_from_a_clone_puts_a_working_mcp_evals_on_the_path(tmp_path: Path) -> None:
+    assert "pipx install .                         # or: uv tool install ." in README
+    env = isolated_env(tmp_path)
+    done = subprocess.run(
+        [tool("pipx"), "install", "."], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    installed = tmp_path / "bin" / "mcp-evals"
+    project = snapshot_project(tmp_path / "project")
+    validated = subprocess.run(
+        [installed, "validate"], cwd=project, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+    assert validated.stdout.startswith("ok: 1 fixture")
+    # its own environment: not the test interpreter's
+    venv = tmp_path / "pipx-home" / "venvs" / "mcp-evals"
+    assert list(venv.glob("lib/python3.*/site-packages/mcp_evals")) and venv != Path(sys.prefix)
+
+
+def test_uvx_runs_it_once_from_a_clone(tmp_path: Path) -> None:
+    assert "uvx --from . mcp-evals validate        # one run, nothing installed for good" in README
+    project = snapshot_project(tmp_path / "project")
+    done = subprocess.run(
+        [tool("uvx"), "--from", str(REPO_ROOT), "mcp-evals", "validate"],
+        cwd=project,
+        env=isolated_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("ok: 1 fixture") and not (tmp_path / "bin" / "mcp-evals").exists()
+
+
+def test_the_supported_python_versions_are_what_the_package_says() -> None:
+    assert "mcp-evals needs **Python 3.11 or newer**" in README
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text("utf-8")
+    assert re.search(r'^requires-python = ">=3\.11"$', pyproject, re.M)
+    assert sys.version_info >= (3, 11)
+    assert "Debian's own Python 3.13" in (REPO_ROOT / "Dockerfile").read_text("utf-8")
+
+
+def test_what_the_tests_need_is_what_the_scripts_use() -> None:
+    bootstrap = (REPO_ROOT / "scripts" / "bootstrap").read_text("utf-8")
+    assert "npm ci" in bootstrap and "tests/reference-servers" in bootstrap and "notes-ts" in bootstrap
+    assert (
+        '"pipx"' in (REPO_ROOT / "pyproject.toml").read_text()
+        and '"uv"' in (REPO_ROOT / "pyproject.toml").read_text()
+    )
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text("utf-8")
+    assert '"container: builds and runs the Docker image (skips where no container can run)"' in pyproject
+    kit = (REPO_ROOT / "tests" / "action" / "container-kit.sh").read_text("utf-8")
+    assert "podman" in kit

@@ -27,6 +27,10 @@ PURE = (
     "mcp_evals.catalog.lock",
     "mcp_evals.fixtures.model",
     "mcp_evals.fixtures.validate",
+    "mcp_evals.synth.model",
+    "mcp_evals.synth.prompts",
+    "mcp_evals.synth.parse",
+    "mcp_evals.compare.paired",
 )
 # What does I/O or talks to a model, a server or GitHub.
 EDGES = (

@@ -15,7 +15,17 @@ Encodes what the real API does (see /work/shared/notes/apis.md):
   response that wrote it has been sent (concurrent first requests all write);
 * ``POST /v1/messages/count_tokens`` (same body minus ``max_tokens``) → ``{"input_tokens": N}``;
 * Message Batches: create, poll until ``ended``, results JSONL in a shuffled order, with
-  ``succeeded`` / ``errored`` / ``expired`` / ``canceled`` entries.
+  ``succeeded`` / ``errored`` / ``expired`` / ``canceled`` entries;
+* tool search: one server tool ``tool_search_tool_bm25_20251119`` / ``tool_search_tool_regex_20251119``
+  (named ``tool_search_tool_bm25`` / ``_regex``), never deferred, beside tools marked
+  ``defer_loading: true`` (all tools deferred is a 400). The model sees only non-deferred tools and
+  those a search revealed. It searches (with the query's words, or ``search_terms[query]``), and
+  the answer holds a ``server_tool_use`` block (``srvtoolu_`` id, ``input.query``) and a
+  ``tool_search_tool_result`` block (``tool_references``, at most 5) before its own ``tool_use``.
+  Deferred tools are not part of the prompt: only revealed ones count as input tokens, and the cache
+  prefix is the non-deferred tools and the system prompt. A query in ``pause_after_search`` stops
+  after the search with ``stop_reason: pause_turn``; sent back, the turn carries on. With
+  ``tool_search_beta`` set, a request with a search tool needs that ``anthropic-beta`` header.
 
 Tokens are counted as 4 characters each, plus a 300-token tool-use preamble when tools are given.
 
@@ -45,6 +55,11 @@ except ImportError:  # run as a script (benchmarks): python tests/runner/fake_an
 
 API_KEY = "sk-ant-test-key-0123456789"
 FORCED_REJECTING = {"claude-opus-5-5", "claude-fable-5-1"}
+SEARCH_TOOLS = {
+    "tool_search_tool_bm25_20251119": "tool_search_tool_bm25",
+    "tool_search_tool_regex_20251119": "tool_search_tool_regex",
+}
+SEARCH_RESULTS = 5  # the API returns 3-5 references per search
 NO_SAMPLING_FROM = "2026-10-21"
 MIN_CACHEABLE = {"claude-opus-4-8": 4096, "claude-haiku-4-5": 4096, "claude-sonnet-4-6": 1024}
 DEFAULT_MIN_CACHEABLE = 1024
@@ -121,6 +136,9 @@ class FakeAnthropic(FakeServer):
         self.batch_outcomes: dict[str, str] = {}  # query → "errored" / "expired" / "canceled"
         self.random = random.Random(seed)
         self.forced_rejecting = set(FORCED_REJECTING)
+        self.search_terms: dict[str, str] = {}  # query → what the model searches for
+        self.pause_after_search: set[str] = set()  # queries whose first turn pauses after the search
+        self.tool_search_beta: str | None = None  # an endpoint that still has tool search behind a beta
 
     def is_model_request(self, request: Recorded) -> bool:
         return request.method == "POST" and request.path == "/v1/messages"
@@ -210,7 +228,12 @@ class FakeAnthropic(FakeServer):
                         f"{headers['anthropic-version']}",
                     )
         tools = body.get("tools") or []
+        refused = self.check_tool_search(tools, headers)
+        if refused is not None:
+            return refused
         for index, tool in enumerate(tools):
+            if is_search_tool(tool):
+                continue
             if not _NAME.match(str(tool.get("name", ""))):
                 return self.error(
                     400, "invalid_request_error", f"tools.{index}.name: String should match pattern"
@@ -233,6 +256,28 @@ class FakeAnthropic(FakeServer):
             )
         return None
 
+    def check_tool_search(self, tools: list[Any], headers: dict[str, str]) -> Reply | None:
+        searchers = [tool for tool in tools if is_search_tool(tool)]
+        for tool in tools:
+            kind = str(tool.get("type", "")) if isinstance(tool, dict) else ""
+            if kind.startswith("tool_search_tool_") and SEARCH_TOOLS.get(kind) != tool.get("name"):
+                return self.error(400, "invalid_request_error", f"tools: unknown server tool {kind!r}")
+        deferred = [tool for tool in tools if isinstance(tool, dict) and tool.get("defer_loading")]
+        if deferred and len(deferred) == len(tools):
+            return self.error(
+                400,
+                "invalid_request_error",
+                "All tools have defer_loading set. At least one tool must be non-deferred.",
+            )
+        if deferred and not searchers:
+            return self.error(400, "invalid_request_error", "defer_loading needs a tool search tool in tools")
+        if len(searchers) > 1:
+            return self.error(400, "invalid_request_error", "tools: at most one tool search tool")
+        beta = self.tool_search_beta
+        if searchers and beta and beta not in headers.get("anthropic-beta", "").split(","):
+            return self.error(400, "invalid_request_error", f"tool search requires the beta header {beta}")
+        return None
+
     @staticmethod
     def _system(body: dict[str, Any]) -> list[Any]:
         system = body.get("system")
@@ -242,7 +287,8 @@ class FakeAnthropic(FakeServer):
 
     def segments(self, body: dict[str, Any]) -> tuple[list[tuple[str, bool]], str]:
         """The prefix in cache order (tools → system), each with whether it is a breakpoint; then the rest."""
-        parts = [(json.dumps(tool), "cache_control" in tool) for tool in body.get("tools") or []]
+        tools = [tool for tool in body.get("tools") or [] if not tool.get("defer_loading")]
+        parts = [(json.dumps(tool), "cache_control" in tool) for tool in tools]
         parts += [(json.dumps(block), "cache_control" in block) for block in self._system(body)]
         return parts, json.dumps(body.get("messages"))
 
@@ -287,7 +333,8 @@ class FakeAnthropic(FakeServer):
     def message(self, body: dict[str, Any]) -> dict[str, Any]:
         query = ""
         for message in body.get("messages") or []:
-            if message.get("role") == "user":
+            # The user's words: a later user turn that only carries tool results does not replace them.
+            if message.get("role") == "user" and (isinstance(message["content"], str) or not query):
                 query = (
                     message["content"]
                     if isinstance(message["content"], str)
@@ -298,12 +345,28 @@ class FakeAnthropic(FakeServer):
         system = " ".join(str(block.get("text")) for block in self._system(body) if isinstance(block, dict))
         if choice.get("type") == "auto" and "exactly one" in system:
             choice = {"type": "any"}  # the model follows the instruction to call a tool
-        answer = self.answers.get(query) or self.chooser(query, tools, choice)
-        cut_off = isinstance(answer, CutOff)
-        items = [] if isinstance(answer, CutOff) else answer if isinstance(answer, list) else [answer]
         content: list[dict[str, Any]] = []
+        revealed_tokens = 0
+        searcher = next((tool for tool in tools if is_search_tool(tool)), None)
+        paused = False
+        if searcher is not None:
+            revealed = self.revealed_in(body, tools)
+            if not revealed:
+                revealed, blocks = self.search(query, searcher, tools)
+                content += blocks
+                paused = query in self.pause_after_search
+            revealed_tokens = sum(tokens(json.dumps(tool)) for tool in revealed)
+            tools = [tool for tool in tools if not tool.get("defer_loading") and not is_search_tool(tool)]
+            tools += revealed
+        if paused:
+            items: list[Call | Text] = []
+            cut_off = False
+        else:
+            answer = self.answers.get(query) or self.chooser(query, tools, choice)
+            cut_off = isinstance(answer, CutOff)
+            items = [] if isinstance(answer, CutOff) else answer if isinstance(answer, list) else [answer]
         if cut_off or str(body.get("model")) in self.forced_rejecting:
-            content.append({"type": "thinking", "thinking": "The user wants …", "signature": "sig_fake"})
+            content.insert(0, {"type": "thinking", "thinking": "The user wants …", "signature": "sig_fake"})
         for item in items:
             if isinstance(item, Call):
                 content.append(
@@ -318,17 +381,69 @@ class FakeAnthropic(FakeServer):
                 content.append({"type": "text", "text": item.text})
         calls = any(block["type"] == "tool_use" for block in content)
         usage = self.usage(body, write=True)
-        usage["output_tokens"] = 12 + 8 * len(items)
+        usage["input_tokens"] += revealed_tokens  # tool_reference blocks are expanded inline
+        usage["output_tokens"] = 12 + 8 * len(items) + 10 * (searcher is not None)
+        if paused:
+            stop_reason = "pause_turn"
+        else:
+            stop_reason = "max_tokens" if cut_off else "tool_use" if calls else "end_turn"
         return {
             "id": self.request_id("msg_"),
             "type": "message",
             "role": "assistant",
             "model": body.get("model"),
             "content": content,
-            "stop_reason": "max_tokens" if cut_off else "tool_use" if calls else "end_turn",
+            "stop_reason": stop_reason,
             "stop_sequence": None,
             "usage": usage,
         }
+
+    def search(
+        self, query: str, searcher: dict[str, Any], tools: list[dict[str, Any]]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The model's search and the API's answer to it: (tools revealed, the two content blocks)."""
+        deferred = [tool for tool in tools if tool.get("defer_loading")]
+        terms = self.search_terms.get(query, query)
+        if searcher["name"] == "tool_search_tool_regex":
+            words = sorted(set(re.findall(r"[a-z]{4,}", terms.lower())), key=lambda word: (-len(word), word))
+            pattern = "(?i)" + "|".join(words[:6])
+            found = [tool for tool in deferred if words and re.search(pattern, _searchable(tool))]
+            given = {"query": pattern}
+        else:
+            wanted = set(re.findall(r"[a-z0-9]+", terms.lower()))
+            scored = [
+                (len(wanted & set(re.findall(r"[a-z0-9]+", _searchable(tool).lower()))), tool)
+                for tool in deferred
+            ]
+            found = [tool for score, tool in sorted(scored, key=lambda item: -item[0]) if score > 0]
+            given = {"query": terms}
+        found = found[:SEARCH_RESULTS]
+        use_id = self.request_id("srvtoolu_")
+        blocks = [
+            {"type": "server_tool_use", "id": use_id, "name": searcher["name"], "input": given},
+            {
+                "type": "tool_search_tool_result",
+                "tool_use_id": use_id,
+                "content": {
+                    "type": "tool_search_tool_search_result",
+                    "tool_references": [
+                        {"type": "tool_reference", "tool_name": tool["name"]} for tool in found
+                    ],
+                },
+            },
+        ]
+        return found, blocks
+
+    @staticmethod
+    def revealed_in(body: dict[str, Any], tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Tools an earlier search of this conversation revealed (a continued turn does not search again)."""
+        names: list[str] = []
+        for message in body.get("messages") or []:
+            content = message.get("content") if message.get("role") == "assistant" else None
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_search_tool_result":
+                    names += [ref["tool_name"] for ref in block["content"].get("tool_references", [])]
+        return [tool for tool in tools if tool.get("name") in names]
 
     def messages(self, body: Any, headers: dict[str, str]) -> Reply:
         refused = self.check(body, headers)
@@ -427,6 +542,22 @@ class FakeAnthropic(FakeServer):
         return Reply(
             200, lines.encode(), {"content-type": "application/binary", "request-id": self.request_id("req_")}
         )
+
+
+def is_search_tool(tool: Any) -> bool:
+    return isinstance(tool, dict) and str(tool.get("type", "")).startswith("tool_search_tool_")
+
+
+def _searchable(tool: dict[str, Any]) -> str:
+    """What tool search reads: the name, the description, argument names and their descriptions."""
+    schema = tool.get("input_schema") or {}
+    parts = [str(tool.get("name", "")).replace("_", " "), str(tool.get("description", ""))]
+    for name, argument in (schema.get("properties") or {}).items():
+        parts += [
+            name.replace("_", " "),
+            str(argument.get("description", "")) if isinstance(argument, dict) else "",
+        ]
+    return " ".join(parts)
 
 
 def _now() -> str:

@@ -9,12 +9,15 @@ Encodes what the real API does (see /work/shared/notes/apis.md):
 * reasoning models (``gpt-5*``, ``o*``) refuse ``max_tokens`` (use ``max_completion_tokens``) and
   any ``temperature`` but the default;
 * an ``array`` parameter without ``items`` is rejected (Claude accepts it);
-* models in ``FORCED_REJECTING`` refuse ``tool_choice: "required"``;
+* models in ``FORCED_REJECTING`` refuse ``tool_choice: "required"``; models in ``forced_ignoring``
+  accept it and answer as with ``"auto"`` (reported of Ollama);
+* a ``tool`` message must answer a ``tool_call_id`` of the assistant message just before it, and an
+  assistant message's every tool call must be answered before the conversation goes on;
 * automatic prompt caching: a prefix (tools + system messages) of 1,024 tokens or more seen before
   is reported as ``prompt_tokens_details.cached_tokens`` (in 128-token steps), and is included in
   ``prompt_tokens``.
 
-Run standalone for benchmarks: ``python tests/runner/fake_openai.py --latency 0.2``.
+Run standalone for benchmarks: ``python tests/fakes/fake_openai.py --latency 0.2``.
 """
 
 from __future__ import annotations
@@ -108,6 +111,7 @@ class FakeOpenAI(FakeServer):
         self.answers: dict[str, Answer] = {}
         self.cache: set[str] = set()
         self.forced_rejecting = set(FORCED_REJECTING)
+        self.forced_ignoring: set[str] = set()
 
     def is_model_request(self, request: Recorded) -> bool:
         return request.method == "POST" and request.path.endswith("/chat/completions")
@@ -182,6 +186,9 @@ class FakeOpenAI(FakeServer):
                     "invalid_request_error",
                     "invalid_function_parameters",
                 )
+        problem = _conversation_problem(body.get("messages") or [])
+        if problem:
+            return self.error(400, problem, "invalid_request_error", "invalid_parameter")
         choice = body.get("tool_choice", "auto")
         if model in self.forced_rejecting and choice == "required":
             return self.error(
@@ -193,7 +200,8 @@ class FakeOpenAI(FakeServer):
         messages = body.get("messages") or []
         query = next((str(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
         tools = body.get("tools") or []
-        answer = self.answers.get(query) or self.chooser(query, tools, body.get("tool_choice"))
+        choice = "auto" if body.get("model") in self.forced_ignoring else body.get("tool_choice")
+        answer = self.answers.get(query) or self.chooser(query, tools, choice)
         items = answer if isinstance(answer, list) else [answer]
         tool_calls = []
         texts = []
@@ -249,6 +257,29 @@ class FakeOpenAI(FakeServer):
                 "completion_tokens_details": {"reasoning_tokens": 0},
             },
         }
+
+
+def _conversation_problem(messages: list[Any]) -> str | None:
+    """What the real API says about tool messages out of place (None when the order is right)."""
+    open_calls: set[str] = set()
+    for message in messages:
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "tool":
+            if message.get("tool_call_id") not in open_calls:
+                return (
+                    "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+                    "message with 'tool_calls'."
+                )
+            open_calls.discard(message["tool_call_id"])
+            continue
+        if open_calls:
+            return (
+                "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+                "each 'tool_call_id'."
+            )
+        if role == "assistant":
+            open_calls = {str(call.get("id")) for call in message.get("tool_calls") or []}
+    return None
 
 
 def main() -> None:

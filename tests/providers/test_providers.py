@@ -329,7 +329,10 @@ def test_openai_body_uses_functions_and_required_tool_choice() -> None:
     ]
     assert provider.build_request(REFUSE, "auto").json()["tool_choice"] == "auto"
     instructed = provider.build_request(SELECT, "auto_instructed").json()
-    assert instructed["messages"][1] == {"role": "system", "content": ONE_TOOL_INSTRUCTION}
+    assert instructed["messages"] == [  # one system message, so the tools+system prefix never changes
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": f"{SELECT.query}\n\n{ONE_TOOL_INSTRUCTION}"},
+    ]
 
 
 def test_reasoning_models_get_max_completion_tokens_and_no_temperature() -> None:
@@ -412,6 +415,17 @@ def test_openai_errors_are_classified(status: int, error: dict[str, str], expect
     )
     assert (failure.kind, failure.transient) == expected
     assert failure.request_id == "req_x"
+
+
+def test_an_openai_compatible_500_to_a_forced_request_is_a_forced_tool_rejection() -> None:
+    # llama-cpp-python's server crashes on tool_choice "required": an empty 500 (see test_llama_cpp.py)
+    body = json.dumps({"error": {"message": "", "type": "internal_server_error"}}).encode()
+    forced = openai().classify_error(500, {}, body, mode="forced")
+    assert forced.rejects_forced_tool_choice and not forced.transient and forced.status == 500
+    assert forced.message == 'HTTP 500 internal_server_error: in answer to tool_choice "required"'
+    for mode in ("auto", "auto_instructed", None):  # not forced: an ordinary server error, retried
+        failure = openai().classify_error(500, {}, body, mode=mode)
+        assert not failure.rejects_forced_tool_choice and failure.transient
 
 
 # -- the lexical baseline ----------------------------------------------------------------------

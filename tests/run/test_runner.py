@@ -380,6 +380,28 @@ def test_an_openai_compatible_server_that_refuses_required_tool_choice_falls_bac
     assert read_results(run.path).header.tool_choice == "auto_instructed"
 
 
+def test_a_server_that_accepts_required_but_ignores_it_is_noted_and_its_answers_stand(
+    tmp_path: Path, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
+) -> None:
+    fixtures = helpdesk_fixtures[:12]
+    with FakeOpenAI(key=None) as fake:
+        fake.forced_ignoring.add("local-llm")
+        provider = OpenAIProvider(
+            ProviderSettings(model="local-llm", base_url=fake.base_url + "/v1"), helpdesk_catalog, "Route."
+        )
+        run = run_fixtures(tmp_path, provider, fixtures)
+    selects = {fixture.id for fixture in fixtures if fixture.kind == "select"}
+    ignored = [r for r in run.results if r.fixture_id in selects and not r.calls]
+    assert ignored and {r.mode for r in ignored} == {"forced"}  # recorded as sent, scored as no call
+    assert run.outcome.complete and not run.outcome.forced_rejected
+    assert run.outcome.forced_ignored == len(ignored)
+    header = read_results(run.path).header
+    assert header.tool_choice != "auto_instructed"
+    [note] = [note for note in header.notes if "did not honour forced tool use" in note]
+    assert f"{len(ignored)} answer(s)" in note
+    assert run.stderr.count("did not honour forced tool use") == 1  # said once, as it happened
+
+
 def test_progress_is_plain_lines_when_not_on_a_terminal(
     tmp_path: Path, fake: FakeAnthropic, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
 ) -> None:

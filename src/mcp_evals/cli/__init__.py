@@ -31,6 +31,8 @@ COMMANDS: dict[str, str] = {
     "contract": "contract_cmd:contract",
     "serve": "serve_cmd:serve",
     "lint": "lint_cmd:lint",
+    "synth": "synth_cmd:synth",
+    "compare": "compare_cmd:compare",
 }
 
 
@@ -50,6 +52,8 @@ SUMMARIES: dict[str, str] = {
     "contract": "Run contract cases: call tools on live servers (or simulate) and check every step's result.",
     "serve": "Serve the harness over MCP: run, list, create and compare contract cases, and more.",
     "lint": "Lint the tool catalog and the fixtures: naming, descriptions, schemas, token cost, consistency.",
+    "synth": "Write fixtures with a model: held-out, concrete-valued queries, a frozen test split.",
+    "compare": "Run the same fixtures against two catalogs, or one catalog delivered several ways, paired.",
 }
 
 

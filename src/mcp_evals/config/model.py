@@ -433,6 +433,50 @@ class LintOptions(StrictModel):
     )
 
 
+class ToolSearchOptions(StrictModel):
+    """How `mcp-evals compare`'s deferred arm searches the catalog (see docs/running.md)."""
+
+    variant: Literal["bm25", "regex"] = Field(
+        "bm25", description="Anthropic's server-side search tool: bm25 (natural language) or regex."
+    )
+    top_k: int = Field(
+        5, ge=1, le=50, description="Tools a client-side search reveals (OpenAI-compatible providers)."
+    )
+    beta: str | None = Field(
+        None,
+        description="An `anthropic-beta` header to send with tool search (e.g. advanced-tool-use-2025-11-20) "
+        "for an endpoint that still needs one.",
+    )
+
+
+class CompareOptions(StrictModel):
+    """`mcp-evals compare`: catalog B's descriptions, the arms to measure, and the test's alpha."""
+
+    descriptions: dict[str, str] = Field(
+        default_factory=dict,
+        description="Tool → a new description: catalog B is the catalog with these descriptions.",
+    )
+    arms: list[Literal["full", "deferred", "grouped"]] = Field(
+        default_factory=list,
+        description="How the catalog is delivered, one arm each: full, deferred (tool search), grouped "
+        "(one router tool per area).",
+    )
+    tool_search: ToolSearchOptions = Field(default_factory=ToolSearchOptions)
+    alpha: float = Field(
+        0.05,
+        gt=0,
+        lt=1,
+        description="A difference counts as real when the paired exact test gives p < alpha.",
+    )
+
+    @field_validator("arms")
+    @classmethod
+    def _distinct_arms(cls, arms: list[str]) -> list[str]:
+        if len(set(arms)) != len(arms):
+            raise ValueError("each arm may be listed once")
+        return arms
+
+
 class ReportPaths(StrictModel):
     markdown: str | None = None
     json_path: str | None = Field(None, alias="json")
@@ -470,6 +514,7 @@ class Config(StrictModel):
     client: ClientOptions = Field(default_factory=ClientOptions)
     contract: ContractOptions = Field(default_factory=ContractOptions)
     lint: LintOptions = Field(default_factory=LintOptions)
+    compare: CompareOptions = Field(default_factory=CompareOptions)
 
     _path: Path = PrivateAttr(default=Path(DEFAULT_CONFIG_NAME))
     _shown: str = PrivateAttr(default=DEFAULT_CONFIG_NAME)

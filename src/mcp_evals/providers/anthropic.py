@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+from mcp_evals.catalog.model import Tool
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.http_headers import header
 from mcp_evals.providers.base import (
@@ -23,6 +24,7 @@ from mcp_evals.providers.base import (
     Job,
     Provider,
     ProviderFailure,
+    ToolSearch,
     as_dict,
     compact_json,
     http_failure,
@@ -80,14 +82,15 @@ class AnthropicProvider(Provider):
             )
         return notes
 
+    def catalog_tool(self, tool: Tool) -> dict[str, Any]:
+        definition: dict[str, Any] = {"name": self.catalog.names.provider(tool.name)}
+        if tool.description:
+            definition["description"] = tool.description
+        definition["input_schema"] = self.input_schema(tool)
+        return definition
+
     def tool_definitions(self) -> list[dict[str, Any]]:
-        tools: list[dict[str, Any]] = []
-        for tool in self.catalog.tools:
-            definition: dict[str, Any] = {"name": self.catalog.names.provider(tool.name)}
-            if tool.description:
-                definition["description"] = tool.description
-            definition["input_schema"] = self.input_schema(tool)
-            tools.append(definition)
+        tools = [self.catalog_tool(tool) for tool in self.catalog.tools]
         if tools and self.caching:
             tools[-1]["cache_control"] = {"type": "ephemeral"}
         return tools
@@ -160,6 +163,7 @@ class AnthropicProvider(Provider):
             elif kind == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
         answer.text = "\n".join(texts)
+        answer.message = data["content"]
         usage = as_dict(data.get("usage"))
         answer.usage = Usage(
             input_tokens=self.token_count(usage, "input_tokens", request_id),
@@ -178,13 +182,92 @@ class AnthropicProvider(Provider):
             )
         return self.parse_message(data, request_id)
 
-    def classify_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderFailure:
+    def classify_error(
+        self, status: int, headers: Mapping[str, str], body: bytes, *, mode: ToolChoiceMode | None = None
+    ) -> ProviderFailure:
         data = as_dict(json_body(body))
         error = as_dict(data.get("error"))
         error_type = str(error.get("type") or "")
         message = str(error.get("message") or "")
         request_id = header(headers, "request-id") or data.get("request_id")
         return classify(status, error_type, message, request_id, headers, self.scrub)
+
+    # -- conversations (synth; compare's arms) --------------------------------------------------
+
+    supports_conversation: ClassVar = True
+    supports_tool_search: ClassVar = True
+
+    def function_tool(self, name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return {"name": name, "description": description, "input_schema": schema}
+
+    def conversation_body(
+        self,
+        mode: ToolChoiceMode | None,
+        tools: list[dict[str, Any]],
+        messages: list[Any],
+        *,
+        cache: bool = False,
+        system: str | None = None,
+    ) -> bytes:
+        """A Messages body with these tools and messages (``system`` replaces the run's prompt)."""
+        tools = [dict(tool) for tool in tools]
+        blocks: list[dict[str, Any]] = []
+        text = self.system_prompt if system is None else system
+        if text:
+            blocks.append({"type": "text", "text": text})
+        if cache and self.caching:
+            if tools:
+                tools[-1]["cache_control"] = {"type": "ephemeral"}
+            if blocks:
+                blocks[-1]["cache_control"] = {"type": "ephemeral"}
+        if mode == "auto_instructed":
+            blocks.append({"type": "text", "text": ONE_TOOL_INSTRUCTION})
+        body: dict[str, Any] = {"model": self.settings.model, "max_tokens": self.settings.max_tokens}
+        if self.sends_temperature:
+            body["temperature"] = self.settings.temperature
+        if tools:
+            body["tools"] = tools
+        if blocks:
+            body["system"] = blocks
+        if tools and mode is not None:
+            body["tool_choice"] = {"type": "any" if mode == "forced" else "auto"}
+        body["messages"] = messages
+        return compact_json(body)
+
+    def text_request(self, system: str, user: str) -> HttpRequest:
+        messages = [{"role": "user", "content": user}]
+        return HttpRequest(
+            "/v1/messages", self.conversation_body(None, [], messages, system=system), self.headers()
+        )
+
+    def turn_request(
+        self,
+        fixture: Fixture,
+        mode: ToolChoiceMode | None,
+        tools: list[dict[str, Any]],
+        history: list[Any] | None = None,
+        *,
+        cache: bool = False,
+    ) -> HttpRequest:
+        messages = [{"role": "user", "content": fixture.query}, *(history or [])]
+        body = self.conversation_body(mode, tools, messages, cache=cache)
+        return HttpRequest("/v1/messages", body, self.headers())
+
+    def tool_result_turn(self, answer: Answer, text: str) -> list[Any]:
+        content = answer.message if isinstance(answer.message, list) else []
+        call = next(
+            (block for block in content if isinstance(block, dict) and block.get("type") == "tool_use"), None
+        )
+        if call is None:
+            raise self.invalid_response("no tool_use block to answer", answer.request_id)
+        result = {"type": "tool_result", "tool_use_id": str(call.get("id", "")), "content": text}
+        return [{"role": "assistant", "content": content}, {"role": "user", "content": [result]}]
+
+    async def tool_search_answer(self, job: Job, mode: ToolChoiceMode | None, search: ToolSearch) -> Answer:
+        """The fixture asked with every catalog tool deferred behind Anthropic's tool search."""
+        from mcp_evals.providers.anthropic_tool_search import answer_with_tool_search  # compare only
+
+        return await answer_with_tool_search(self, job, mode, search)
 
     # -- Message Batches (``--batch``) -----------------------------------------------------------
 

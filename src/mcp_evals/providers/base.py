@@ -28,7 +28,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import httpx
 
@@ -36,7 +36,7 @@ from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.http_headers import header, parse_retry_after
-from mcp_evals.record.model import ErrorKind, ProviderName, ToolCall, ToolChoiceMode, Usage
+from mcp_evals.record.model import ErrorKind, ProviderName, Retrieval, ToolCall, ToolChoiceMode, Usage
 from mcp_evals.redact import scrub
 
 CONNECTIONS_PER_CLIENT = 8
@@ -98,6 +98,20 @@ class ProviderSettings:
     lexical_strictness: float = 0.25
 
 
+@dataclass(frozen=True)
+class ToolSearch:
+    """How a deferred catalog is searched (``mcp-evals compare``'s deferred arm).
+
+    ``variant``: Anthropic's server-side search tool (``bm25`` or ``regex``); ``top_k``: tools a
+    client-side search (OpenAI-compatible providers) reveals; ``beta``: an ``anthropic-beta`` header
+    to send with it, for an endpoint that still has tool search behind one.
+    """
+
+    variant: Literal["bm25", "regex"] = "bm25"
+    top_k: int = 5
+    beta: str | None = None
+
+
 @dataclass(frozen=True, eq=False)
 class Job:
     """One request to make: a fixture and which of its samples (compared by identity)."""
@@ -130,6 +144,10 @@ class Answer:
     latency_ms: float = 0.0
     mode: ToolChoiceMode | None = None  # set only when the provider knows better (replay)
     truncated: bool = False  # cut off (max_tokens, the context window) before the model finished
+    message: Any = None  # the assistant turn as the API returned it, to continue the conversation
+    retrieval: Retrieval | None = (
+        None  # how the tools reached the model (compare's deferred and grouped arms)
+    )
 
 
 class ProviderFailure(Exception):
@@ -307,8 +325,15 @@ class Provider(ABC):
         """Turn a 2xx response into an Answer; raise ProviderFailure when the body is unusable."""
 
     @abstractmethod
-    def classify_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderFailure:
-        """Turn a non-2xx response into a classified failure."""
+    def classify_error(
+        self, status: int, headers: Mapping[str, str], body: bytes, *, mode: ToolChoiceMode | None = None
+    ) -> ProviderFailure:
+        """Turn a non-2xx response into a classified failure.
+
+        ``mode`` is the tool choice the request was built with (None for requests that are no
+        fixture's, such as a batch poll): some servers answer forced tool use with an error that only
+        means "not supported" when the request forced it.
+        """
 
     def auth_headers(self) -> dict[str, str]:
         return {}
@@ -405,15 +430,63 @@ class Provider(ABC):
 
     async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
         """Ask the model about one fixture (one attempt; the runner retries)."""
-        request = self.build_request(job.fixture, mode)
+        return await self.exchange(self.build_request(job.fixture, mode), mode=mode)
+
+    async def exchange(self, request: HttpRequest, *, mode: ToolChoiceMode | None = None) -> Answer:
+        """Send one prepared request and parse its answer (a non-2xx is a classified ProviderFailure).
+
+        ``mode`` is the tool choice the request was built with: a provider may read an error in its
+        light (an OpenAI-compatible 500 to a forced request is a forced-tool rejection)."""
         started = time.perf_counter()
         response = await self.send(request)
         latency_ms = (time.perf_counter() - started) * 1000
         if not 200 <= response.status_code < 300:
-            raise self.classify_error(response.status_code, response.headers, response.content)
+            raise self.classify_error(response.status_code, response.headers, response.content, mode=mode)
         answer = self.parse_response(response.status_code, response.headers, response.content)
         answer.latency_ms = latency_ms
         return answer
+
+    # -- conversations: free text (synth) and several requests for one fixture (compare's arms) ------
+    #
+    # A provider that can hold a conversation implements these; the callers never see its wire format.
+    # ``tools`` are definitions in this API's shape (``catalog_tool``, ``function_tool``); ``history``
+    # is what follows the user's query (``tool_result_turn``).
+
+    supports_conversation: ClassVar[bool] = False
+    # Searches a deferred catalog on the server (Anthropic's tool search): ``tool_search_answer``.
+    supports_tool_search: ClassVar[bool] = False
+
+    def text_request(self, system: str, user: str) -> HttpRequest:
+        """A request with no tools: a system prompt and one user message (the answer is text)."""
+        raise NotImplementedError(f"{self.name} cannot be asked for text")
+
+    def catalog_tool(self, tool: Tool) -> dict[str, Any]:
+        """One catalog tool's definition, as ``build_request`` sends it (provider-safe name)."""
+        raise NotImplementedError(f"{self.name} holds no conversation")
+
+    def function_tool(self, name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
+        """A tool of our own (a search or router tool) in this API's shape."""
+        raise NotImplementedError(f"{self.name} holds no conversation")
+
+    def turn_request(
+        self,
+        fixture: Fixture,
+        mode: ToolChoiceMode | None,
+        tools: list[dict[str, Any]],
+        history: list[Any] | None = None,
+        *,
+        cache: bool = False,
+    ) -> HttpRequest:
+        """The fixture's query with these tools (and what followed it); ``cache`` marks the tools."""
+        raise NotImplementedError(f"{self.name} holds no conversation")
+
+    def tool_result_turn(self, answer: Answer, text: str) -> list[Any]:
+        """The messages that answer the first tool call of ``answer`` with ``text``."""
+        raise NotImplementedError(f"{self.name} holds no conversation")
+
+    async def tool_search_answer(self, job: Job, mode: ToolChoiceMode | None, search: ToolSearch) -> Answer:
+        """The fixture asked with the whole catalog deferred behind the API's own tool search."""
+        raise NotImplementedError(f"{self.name} has no server-side tool search")
 
     async def count_tokens(self, request: HttpRequest) -> int | None:
         """Exact input tokens of a request when the API offers a free count; None otherwise."""
@@ -467,7 +540,9 @@ class OfflineProvider(Provider):
     def parse_response(self, status: int, headers: Mapping[str, str], body: bytes) -> Answer:
         raise NotImplementedError(f"{self.name} receives no response")
 
-    def classify_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderFailure:
+    def classify_error(
+        self, status: int, headers: Mapping[str, str], body: bytes, *, mode: ToolChoiceMode | None = None
+    ) -> ProviderFailure:
         raise NotImplementedError(f"{self.name} sees no HTTP errors")
 
     def mode_for(self, fixture: Fixture, *, forced_rejected: bool) -> ToolChoiceMode | None:

@@ -1,10 +1,12 @@
 """OpenAI-compatible Chat Completions (``POST {base}/chat/completions``), over httpx.
 
 Works with OpenAI and with what speaks its dialect: gateways (LiteLLM, OpenRouter), vLLM, Ollama
-(``--base-url http://localhost:11434/v1``). Arguments arrive as a JSON *string*: invalid JSON is
-recorded as an argument problem (``raw_arguments``), never a crash. Prompt caching is automatic on
-OpenAI (prefixes of 1,024 tokens and more); the tools and the system message come first and are
-serialized once, so the prefix stays identical.
+(``--base-url http://localhost:11434/v1``), llama.cpp (tested against llama-cpp-python's server,
+which answers ``tool_choice: "required"`` with an HTTP 500: read as a forced-tool rejection).
+Arguments arrive as a JSON *string*: invalid JSON is recorded as an argument problem
+(``raw_arguments``), never a crash. Prompt caching is automatic on OpenAI (prefixes of 1,024 tokens
+and more); the tools and the system message come first and are serialized once, so the prefix stays
+identical.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from mcp_evals.catalog.model import Tool
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.http_headers import header
 from mcp_evals.providers.base import (
@@ -70,10 +73,14 @@ class OpenAIProvider(Provider):
 
     def body(self, fixture: Fixture, mode: ToolChoiceMode | None) -> bytes:
         tools, system = self.prefix_parts
-        messages = [system]
+        query = fixture.query
         if mode == "auto_instructed":
-            messages.append(compact_json({"role": "system", "content": ONE_TOOL_INSTRUCTION}))
-        messages.append(compact_json({"role": "user", "content": fixture.query}))
+            # In the user turn, not in a second system message: the tools and the system message stay
+            # one prefix for every fixture (OpenAI's prompt cache, llama.cpp's KV cache), and a chat
+            # template that lists the tools after each system message (llama.cpp's
+            # chatml-function-calling) lists them once, not twice.
+            query = f"{query}\n\n{ONE_TOOL_INSTRUCTION}"
+        messages = [system, compact_json({"role": "user", "content": query})]
         limit_key = "max_completion_tokens" if self.reasoning_model else "max_tokens"
         parts = [
             b'{"model":' + compact_json(self.settings.model),
@@ -138,6 +145,7 @@ class OpenAIProvider(Provider):
                 answer.calls.append(self.tool_call(str(function.get("name", "")), None, raw_arguments=text))
         content = message.get("content")
         answer.text = content if isinstance(content, str) else ""
+        answer.message = message
         usage = as_dict(data.get("usage"))
         details = as_dict(usage.get("prompt_tokens_details"))
         cached = self.token_count(details, "cached_tokens", request_id)
@@ -148,7 +156,9 @@ class OpenAIProvider(Provider):
         )
         return answer
 
-    def classify_error(self, status: int, headers: Mapping[str, str], body: bytes) -> ProviderFailure:
+    def classify_error(
+        self, status: int, headers: Mapping[str, str], body: bytes, *, mode: ToolChoiceMode | None = None
+    ) -> ProviderFailure:
         error = as_dict(as_dict(json_body(body)).get("error"))
         message = str(error.get("message") or "")
         code = str(error.get("code") or "")
@@ -162,6 +172,12 @@ class OpenAIProvider(Provider):
             kind, transient = "not_found", False
         elif status == 400 and "tool_choice" in message:
             kind, transient, rejects_forced = "invalid_request", False, True
+        elif status == 500 and mode == "forced":
+            # Some servers crash on `"required"` instead of refusing it (llama-cpp-python asserts
+            # `tool_choice == "auto"`, an empty 500). Falling back costs one request; a real outage
+            # fails the retried request too and is classified as usual then.
+            kind, transient, rejects_forced = "invalid_request", False, True
+            message = (message + " " if message else "") + 'in answer to tool_choice "required"'
         return http_failure(
             status,
             headers,
@@ -174,3 +190,70 @@ class OpenAIProvider(Provider):
             rejects_forced_tool_choice=rejects_forced,
             scrub=self.scrub,
         )
+
+    # -- conversations (synth; compare's arms) --------------------------------------------------
+
+    supports_conversation: ClassVar = True
+
+    def catalog_tool(self, tool: Tool) -> dict[str, Any]:
+        function: dict[str, Any] = {"name": self.catalog.names.provider(tool.name)}
+        if tool.description:
+            function["description"] = tool.description
+        function["parameters"] = self.input_schema(tool)
+        return {"type": "function", "function": function}
+
+    def function_tool(self, name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": name, "description": description, "parameters": schema},
+        }
+
+    def conversation_body(
+        self,
+        mode: ToolChoiceMode | None,
+        tools: list[dict[str, Any]],
+        messages: list[Any],
+        *,
+        system: str | None = None,
+    ) -> bytes:
+        """A Chat Completions body with these tools and messages (``system`` replaces the run's prompt)."""
+        text = self.system_prompt if system is None else system
+        head = [{"role": "system", "content": text}] if text else []
+        if mode == "auto_instructed":
+            head.append({"role": "system", "content": ONE_TOOL_INSTRUCTION})
+        limit_key = "max_completion_tokens" if self.reasoning_model else "max_tokens"
+        body: dict[str, Any] = {"model": self.settings.model, limit_key: self.settings.max_tokens}
+        if self.settings.temperature is not None and not self.reasoning_model:
+            body["temperature"] = self.settings.temperature
+        if tools:
+            body["tools"] = tools
+            body["tool_choice"] = "required" if mode == "forced" else "auto"
+        body["messages"] = [*head, *messages]
+        return compact_json(body)
+
+    def text_request(self, system: str, user: str) -> HttpRequest:
+        body = self.conversation_body(None, [], [{"role": "user", "content": user}], system=system)
+        return HttpRequest("/chat/completions", body, {"content-type": "application/json"})
+
+    def turn_request(
+        self,
+        fixture: Fixture,
+        mode: ToolChoiceMode | None,
+        tools: list[dict[str, Any]],
+        history: list[Any] | None = None,
+        *,
+        cache: bool = False,  # OpenAI caches long prefixes by itself
+    ) -> HttpRequest:
+        messages = [{"role": "user", "content": fixture.query}, *(history or [])]
+        body = self.conversation_body(mode, tools, messages)
+        return HttpRequest("/chat/completions", body, {"content-type": "application/json"})
+
+    def tool_result_turn(self, answer: Answer, text: str) -> list[Any]:
+        message = answer.message if isinstance(answer.message, dict) else {}
+        calls = message.get("tool_calls")
+        call = calls[0] if isinstance(calls, list) and calls and isinstance(calls[0], dict) else None
+        if call is None:
+            raise self.invalid_response("no tool call to answer", answer.request_id)
+        call_id = str(call.get("id") or "call_0")
+        assistant = {"role": "assistant", "content": message.get("content"), "tool_calls": [call]}
+        return [assistant, {"role": "tool", "tool_call_id": call_id, "content": text}]

@@ -75,6 +75,21 @@ class Usage(StrictModel):
         )
 
 
+class Retrieval(StrictModel):
+    """How the tools reached the model when the catalog was not sent whole (``mcp-evals compare``).
+
+    ``deferred``: what the model searched for and which tools the search revealed; ``grouped``: the
+    area the model opened (and so the tools it then saw).
+    """
+
+    searches: list[str] = Field(default_factory=list, description="What the model searched for, in order.")
+    revealed: list[str] = Field(
+        default_factory=list, description="The tools the model was shown after searching or routing."
+    )
+    area: str | None = Field(None, description="Grouped catalogs: the area the model opened.")
+    requests: int = Field(1, description="Requests this answer took (all of them are in usage and cost).")
+
+
 class FixtureResult(StrictModel):
     """One answer (or the reason there is none) for one fixture and sample."""
 
@@ -99,6 +114,9 @@ class FixtureResult(StrictModel):
     error_kind: ErrorKind | None = None
     error_message: str | None = None
     finished_at: str = Field(default_factory=now_iso)
+    retrieval: Retrieval | None = Field(
+        None, description="Only when the catalog was delivered by search or by area (compare's arms)."
+    )
 
 
 class SamplingSettings(StrictModel):

@@ -34,6 +34,7 @@ class Budget:
     max_tokens: int
     prefix: bytes = b""  # the cacheable prefix, for the estimate before any answer
     batch: bool = False
+    requests_per_job: int = 1  # a job that may take several requests reserves each one's worst case
     spent_usd: float = 0.0
     reserved_usd: float = 0.0
     stopped: bool = False
@@ -54,7 +55,8 @@ class Budget:
             prompt_tokens = estimate_tokens(self.prefix) + _QUERY_ALLOWANCE
             input_cost = prompt_tokens * max(price.input, price.cache_write) / 1_000_000
         output_cost = self.max_tokens * price.output / 1_000_000
-        return (input_cost + output_cost) * (batch_discount() if self.batch else 1.0)
+        requests = max(1, self.requests_per_job)
+        return (input_cost + output_cost) * requests * (batch_discount() if self.batch else 1.0)
 
     def allows(self, estimate: float) -> bool:
         if self.limit_usd is None:

@@ -65,6 +65,7 @@ class RunSummary:
     fatal: ProviderFailure | None = None
     budget_stopped: bool = False
     forced_rejected: bool = False
+    forced_ignored: int = 0  # answers to forced requests with no tool call: forcing was not honoured
     notes: list[str] = field(default_factory=list)
     lowest_concurrency: int | None = None
     rate_limited: int = 0
@@ -263,6 +264,10 @@ class Runner:
 
     # -- one request ---------------------------------------------------------------------------
 
+    async def ask(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
+        """One attempt at one job (``compare`` asks each job through its arm instead)."""
+        return await self.provider.answer(job, mode)
+
     async def _attempts(self, job: Job, mode: ToolChoiceMode | None, counter: list[int]) -> Answer:
         async for attempt in retrying(self.settings.retry, stop_when=lambda: self.stopping):
             with attempt:
@@ -270,9 +275,9 @@ class Runner:
                 try:
                     if self.settings.request_deadline:
                         with anyio.fail_after(self.settings.request_deadline):
-                            answer = await self.provider.answer(job, mode)
+                            answer = await self.ask(job, mode)
                     else:
-                        answer = await self.provider.answer(job, mode)
+                        answer = await self.ask(job, mode)
                 except TimeoutError:
                     message = "no complete answer within the deadline"
                     raise ProviderFailure.transient_failure("timeout", message) from None
@@ -322,6 +327,8 @@ class Runner:
             else:
                 self.record(self.result(job, answer=answer, attempts=counter[0], mode=answer.mode or mode))
                 self.check_cache(answer)
+                if (answer.mode or mode) == "forced" and not answer.calls and not answer.truncated:
+                    self.on_forced_ignored()
             finally:
                 self.budget.release(reservation)
 
@@ -341,6 +348,21 @@ class Runner:
             )
             self.summary.notes.append(note)
             self.say(f"note: {note}")
+
+    def on_forced_ignored(self) -> None:
+        # An API that accepts forced tool use must answer with a tool call; a server that takes the
+        # parameter and ignores it (reported of Ollama) answers as with `auto`, without the instruction
+        # the `auto_instructed` fallback adds. The answers stand (no call is a miss); the note says why.
+        self.summary.forced_ignored += 1
+        if self.summary.forced_ignored == 1:
+            self.say(f"note: {self.forced_ignored_note()}")
+
+    def forced_ignored_note(self) -> str:
+        count = self.summary.forced_ignored
+        return (
+            f"{self.provider.settings.model} did not honour forced tool use: {count} answer(s) to requests "
+            "that forced a tool call had none (scored as no call)"
+        )
 
     def check_cache(self, answer: Answer) -> None:
         """After the first answer: say so when caching was asked for and nothing was cached."""
@@ -376,6 +398,8 @@ class Runner:
                 await self._run_concurrently(jobs, notes)
         finally:
             await self.provider.aclose()
+            if self.summary.forced_ignored:
+                self.summary.notes.append(self.forced_ignored_note())
             self.writer.amend(
                 notes=self.summary.notes,
                 tool_choice="auto_instructed" if self.forced_rejected else None,

@@ -1,0 +1,261 @@
+"""``mcp-evals synth``: write held-out, concrete-valued fixtures with a model (see ``mcp_evals.synth``).
+
+Exit codes: 0 written · 2 incomplete (some requests never got a usable answer: budget, errors; what
+did come is written) · 3 bad input, or a paid model without a budget cap.
+"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import anyio
+import click
+
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.cli.options import config_inputs, config_option, read_config
+from mcp_evals.cli.paid import PaidModel, choose_paid_model
+from mcp_evals.config.model import Config
+from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, McpEvalsError
+from mcp_evals.fixtures.load import fixture_files, load_fixture_file
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.output.files import check_writable, refuse_inputs
+from mcp_evals.run.budget import Budget
+from mcp_evals.run.retry import RetryPolicy
+from mcp_evals.synth.assemble import assemble
+from mcp_evals.synth.estimate import describe_synth
+from mcp_evals.synth.generate import Caller, Synthesis, plan_asks, synthesize
+from mcp_evals.synth.model import SynthSettings
+from mcp_evals.synth.outfile import read_existing, write_fixtures
+from mcp_evals.wording import plural
+
+# Answers hold several intents or queries as JSON: more room than a tool call needs.
+SYNTH_MAX_TOKENS = 2048
+
+
+def _catalog(config: Config, snapshot: Path | None) -> Catalog:
+    if snapshot is not None:
+        from mcp_evals.catalog.snapshot import load_catalog
+
+        return load_catalog(snapshot, areas=config.areas or None)
+    from mcp_evals.catalog.extract import extract_catalog
+
+    config.check_variables()
+    return extract_catalog(config)
+
+
+def _other_fixtures(config: Config, out: Path) -> list[Fixture]:
+    """The config's fixtures outside the output file (so no query is asked twice); none if unset."""
+    if not config.fixture_globs:
+        return []
+    try:
+        files = fixture_files(config)
+    except McpEvalsError:
+        return []
+    fixtures: list[Fixture] = []
+    for path in files:
+        if path.resolve() != out.resolve():
+            fixtures.extend(load_fixture_file(path))
+    return fixtures
+
+
+@click.command()
+@config_option
+@click.option(
+    "--catalog",
+    "snapshot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Read the catalog from a snapshot (from `mcp-evals catalog --out`) instead of the live servers.",
+)
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The fixture file to write; an existing one is appended to, never rewritten.",
+)
+@click.option(
+    "--per-tool", type=click.IntRange(0, 50), default=3, show_default=True, help="Intents per tool."
+)
+@click.option("--refuse", type=click.IntRange(0, 100), default=5, show_default=True, help="Refuse fixtures.")
+@click.option(
+    "--clarify", type=click.IntRange(0, 100), default=5, show_default=True, help="Clarify fixtures."
+)
+@click.option(
+    "--pairs",
+    type=click.IntRange(0, 100),
+    default=10,
+    show_default=True,
+    help="Confusable pairs (as the lint ranks them) that get one boundary intent per tool.",
+)
+@click.option("--persona", help="Who asks, in a phrase (default: someone who has never seen the tools).")
+@click.option("--language", default="English", show_default=True, help="The language of the queries.")
+@click.option(
+    "--test-share",
+    type=click.FloatRange(0, 1),
+    default=0.3,
+    show_default=True,
+    help="Share of each tool's new fixtures held out as the test split (only when the file has none).",
+)
+@click.option("--provider", type=click.Choice(["anthropic", "openai"]), help="Default: by key, as in run.")
+@click.option("--model", help="Model id (env EVAL_MODEL; default as in run).")
+@click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL).")
+@click.option(
+    "--budget-usd",
+    type=click.FloatRange(0, min_open=True),
+    help="Stop before the next request could cross this many dollars (env EVAL_BUDGET_USD). Required "
+    "with a paid model.",
+)
+@click.option(
+    "--concurrency", type=click.IntRange(1, 64), default=4, show_default=True, help="Requests in flight."
+)
+@click.option("--dry", is_flag=True, help="Send nothing: print the requests and the estimated cost.")
+def synth(
+    config_path: Path,
+    snapshot: Path | None,
+    out: Path,
+    per_tool: int,
+    refuse: int,
+    clarify: int,
+    pairs: int,
+    persona: str | None,
+    language: str,
+    test_share: float,
+    provider: str | None,
+    model: str | None,
+    base_url: str | None,
+    budget_usd: float | None,
+    concurrency: int,
+    dry: bool,
+) -> int:
+    """Write fixtures with a model: held-out, concrete-valued queries, a frozen test split.
+
+    \b
+    Step 1 describes user goals per tool (and per confusable pair), with a concrete value for every
+    required parameter; step 2, a separate call that never sees a tool name, description or schema,
+    says each goal as the persona would. The lint's fixture rules judge the result (F001 dropped,
+    F002 flagged). A paid model needs a budget cap (--budget-usd). Exit 0 written · 2 incomplete
+    (what came is written) · 3 bad input.
+    """
+    config = read_config(config_path)
+    paid = choose_paid_model(
+        "synth",
+        config,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        budget_usd=budget_usd,
+        dry=dry,
+        max_tokens=max(SYNTH_MAX_TOKENS, config.run.max_tokens),
+    )
+    if paid.choice.name not in ("anthropic", "openai"):
+        raise ConfigError(
+            "mcp-evals synth needs a model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or name one with "
+            "--provider (the lexical baseline cannot write queries)"
+        )
+    settings = SynthSettings(
+        per_tool=per_tool,
+        refuse=refuse,
+        clarify=clarify,
+        pairs=pairs,
+        language=language,
+        test_share=test_share,
+    )
+    if persona:
+        settings.persona = persona
+    refuse_inputs(out, {**config_inputs(config), "the catalog snapshot": snapshot}, what="--out")
+    existing = read_existing(out)
+    catalog = _catalog(config, snapshot)
+    asks = plan_asks(catalog, settings, config.exclude_tools)
+    if dry:
+        lines = describe_synth(
+            paid.label,
+            paid.settings.model,
+            asks,
+            settings,
+            paid.price,
+            max_tokens=paid.settings.max_tokens,
+            budget_usd=paid.budget_usd,
+        )
+        click.echo("\n".join(lines))
+        return EXIT_OK
+    check_writable(out)
+    return _synthesize(
+        config, paid, catalog, settings, out, existing, _other_fixtures(config, out), concurrency
+    )
+
+
+def _synthesize(
+    config: Config,
+    paid: PaidModel,
+    catalog: Catalog,
+    settings: SynthSettings,
+    out: Path,
+    old: list[Fixture],
+    others: list[Fixture],
+    concurrency: int,
+) -> int:
+    frozen = any(fixture.split == "test" for fixture in old)
+    provider = paid.provider_class(paid.settings, catalog, "")
+    paraphraser = paid.provider_class(paid.settings, Catalog(tools=[]), "")  # held out: no catalog at all
+    # Before the first answer, each request reserves as much input as the largest prompt of step 1.
+    largest = max(
+        (ask.system + ask.user for ask in plan_asks(catalog, settings, config.exclude_tools)), key=len
+    )
+    budget = Budget(paid.budget_usd, paid.price, paid.settings.max_tokens, prefix=largest.encode("utf-8"))
+    caller = Caller(
+        provider,
+        budget,
+        RetryPolicy(max_attempts=config.run.max_attempts, max_wait=config.run.max_wait),
+        concurrency=concurrency,
+    )
+    click.echo(
+        f"mcp-evals synth: {paid.choice.name}/{paid.settings.model} · {len(catalog.tools)} tools · "
+        f"persona {settings.persona!r} · {settings.language}",
+        err=True,
+    )
+
+    async def both_steps() -> Synthesis:
+        try:
+            return await synthesize(caller, paraphraser, catalog, settings, config.exclude_tools)
+        finally:
+            await provider.aclose()
+            await paraphraser.aclose()
+
+    synthesis = anyio.run(both_steps)
+    assembly = assemble(
+        synthesis.candidates,
+        catalog,
+        existing=[*old, *others],
+        test_share=settings.test_share,
+        frozen=frozen,
+        exclude_tools=config.exclude_tools,
+    )
+    header = (
+        f"Written by `mcp-evals synth` ({paid.choice.name}/{paid.settings.model}) on "
+        f"{datetime.date.today().isoformat()}: persona {settings.persona!r}, {settings.language}.\n"
+        "Queries were paraphrased by a call that never saw a tool name, description or schema.\n"
+        "The test split is frozen: later `mcp-evals synth` runs append to dev and never rewrite it."
+    )
+    write_fixtures(out, assembly.fixtures, old, header)
+
+    dropped = [*synthesis.dropped, *assembly.dropped]
+    for item in dropped:
+        click.echo(f"dropped: {item.what}: {item.reason}", err=True)
+    splits = {name: sum(1 for f in assembly.fixtures if f.split == name) for name in ("dev", "test")}
+    cost = f" · cost ${budget.spent_usd:.4f}" if paid.price is not None else ""
+    frozen_note = " (the test split is frozen: new fixtures joined dev)" if frozen else ""
+    click.echo(
+        f"mcp-evals synth: {plural(synthesis.asks, 'intent request')} → "
+        f"{plural(synthesis.intents, 'intent')}; "
+        f"{plural(len(dropped), 'candidate')} dropped, {len(assembly.flagged)} flagged (F002); "
+        f"{plural(len(assembly.fixtures), 'fixture')} written to {out} ({splits['dev']} dev, "
+        f"{splits['test']} test){frozen_note} · {plural(caller.requests, 'request')}{cost}"
+    )
+    if caller.dropouts or caller.fatal is not None:
+        reasons = ", ".join(f"{kind} {count}" for kind, count in sorted(caller.dropouts.items()))
+        click.echo(f"mcp-evals synth: incomplete: requests without a usable answer: {reasons}", err=True)
+        if caller.fatal is not None:
+            click.echo(f"  stopped by a fatal error: {caller.fatal.message}", err=True)
+        return EXIT_PRELIMINARY
+    return EXIT_OK

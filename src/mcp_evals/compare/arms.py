@@ -1,0 +1,227 @@
+"""The arms: one fixture asked with the catalog delivered one way (one or two requests).
+
+``full``      the request ``mcp-evals run`` sends: every tool, whole.
+``deferred``  every tool behind a search. With Anthropic the API's own tool search (server-side:
+              one request; the provider records what the model searched for and what it saw).
+              With an OpenAI-compatible API, client-side: the first request offers only a
+              ``search_tools`` tool; our BM25 (the lexical baseline's index over names,
+              descriptions and parameters) answers it with the top K tools, whose definitions the
+              second request carries so the model can call one.
+``grouped``   one router tool per area (the config's ``areas:``): the first request picks an area,
+              the second offers that area's tools.
+
+Both requests of a two-request arm are in the answer's usage (and so its cost). When the second
+fails and is retried, the first answer is reused, not paid for again. The model's choice is the
+first call of the last request; a first request that calls nothing (a refusal, a question) is the
+answer as it stands.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+from mcp_evals.catalog.model import Catalog, Tool
+from mcp_evals.compare.paired import ArmKind
+from mcp_evals.providers.base import Answer, Job, Provider, ToolSearch
+from mcp_evals.providers.lexical import Bm25Index, tool_words, words
+from mcp_evals.record.model import Retrieval, ToolChoiceMode
+
+SEARCH_TOOL = "search_tools"
+SEARCH_DESCRIPTION = (
+    "Find this service's tools for a task. Say in a few words what the user wants done; the "
+    "best-matching tools come back, and you can then call one of them. No other tool is available "
+    "until you search."
+)
+SEARCH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"query": {"type": "string", "description": "What the user wants done, in a few words."}},
+    "required": ["query"],
+}
+ROUTER_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+SUMMARY_CHARS = 90  # of each tool's description in a router's description
+
+
+def first_sentence(text: str, limit: int = SUMMARY_CHARS) -> str:
+    sentence = re.split(r"(?<=[.!?])\s", " ".join(text.split()), maxsplit=1)[0]
+    return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
+
+
+def combine(first: Answer, second: Answer, retrieval: Retrieval) -> Answer:
+    """The last answer, carrying both requests' usage and latency."""
+    second.usage = first.usage + second.usage
+    second.latency_ms = first.latency_ms + second.latency_ms
+    second.retrieval = retrieval
+    return second
+
+
+class Arm(ABC):
+    """One way to deliver the catalog; ``answer`` asks one fixture (one attempt, the runner retries)."""
+
+    kind: ClassVar[ArmKind]
+    requests_per_job: ClassVar[int] = 1
+
+    def __init__(self, name: str, provider: Provider, label: str) -> None:
+        self.name = name
+        self.provider = provider
+        self.label = label
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.provider.catalog
+
+    @abstractmethod
+    async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
+        """The model's answer to ``job`` with the catalog delivered this arm's way."""
+
+    def notes(self) -> list[str]:
+        """What the arm's record must say about it (its results file's header)."""
+        return [f"compare arm {self.name} ({self.kind}): {self.label}"]
+
+
+class FullArm(Arm):
+    kind: ClassVar = "full"
+
+    async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
+        return await self.provider.answer(job, mode)
+
+
+class TwoStepArm(Arm):
+    """An arm whose first request may lead to a second; the first answer is kept across retries."""
+
+    requests_per_job: ClassVar = 2
+
+    def __init__(self, name: str, provider: Provider, label: str) -> None:
+        super().__init__(name, provider, label)
+        self._first: dict[tuple[Job, ToolChoiceMode | None], Answer] = {}
+
+    async def first_answer(
+        self, job: Job, mode: ToolChoiceMode | None, tools: list[dict[str, Any]]
+    ) -> Answer:
+        if (job, mode) not in self._first:
+            request = self.provider.turn_request(job.fixture, mode, tools, cache=True)
+            self._first[(job, mode)] = await self.provider.exchange(request)
+        return self._first[(job, mode)]
+
+    async def second_answer(
+        self,
+        job: Job,
+        mode: ToolChoiceMode | None,
+        first: Answer,
+        result_text: str,
+        tools: list[dict[str, Any]],
+        *,
+        cache: bool,
+    ) -> Answer:
+        history = self.provider.tool_result_turn(first, result_text)
+        answer = await self.provider.exchange(
+            self.provider.turn_request(job.fixture, mode, tools, history, cache=cache)
+        )
+        self._first.pop((job, mode), None)
+        return answer
+
+    def done(self, job: Job, mode: ToolChoiceMode | None, answer: Answer, retrieval: Retrieval) -> Answer:
+        self._first.pop((job, mode), None)
+        answer.retrieval = retrieval
+        return answer
+
+
+class DeferredArm(TwoStepArm):
+    """Every tool behind a search: the API's own (Anthropic) or ours, client-side (OpenAI-compatible)."""
+
+    kind: ClassVar = "deferred"
+
+    def __init__(self, name: str, provider: Provider, search: ToolSearch) -> None:
+        server = provider.supports_tool_search
+        label = (
+            f"every tool deferred behind the tool search of the API ({search.variant}, server-side)"
+            if server
+            else f"every tool behind a client-side search_tools (BM25, top {search.top_k}; two requests)"
+        )
+        super().__init__(name, provider, label)
+        self.search = search
+        self.server_side = server
+        self.index = Bm25Index({tool.name: tool_words(tool) for tool in provider.catalog.tools})
+
+    def search_tools(self, query: str) -> list[Tool]:
+        ranked = self.index.scores(words(query))
+        by_name = self.catalog.by_name
+        return [by_name[name] for name, score in ranked[: self.search.top_k] if score > 0]
+
+    async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
+        if self.server_side:
+            return await self.provider.tool_search_answer(job, mode, self.search)
+        search_tool = self.provider.function_tool(SEARCH_TOOL, SEARCH_DESCRIPTION, SEARCH_SCHEMA)
+        first = await self.first_answer(job, mode, [search_tool])
+        call = first.calls[0] if first.calls else None
+        if call is None or call.provider_name != SEARCH_TOOL:
+            return self.done(job, mode, first, Retrieval())  # declined, or named a tool it was never shown
+        query = (call.arguments or {}).get("query")
+        query = query if isinstance(query, str) else call.raw_arguments or ""
+        found = self.search_tools(query)
+        if not found:  # nothing to show: the answer ends here, with no tool called
+            first.calls = []
+            first.text = f"search_tools({query!r}) found no tool"
+            return self.done(job, mode, first, Retrieval(searches=[query]))
+        listing = "\n".join(
+            f"- {self.catalog.names.provider(tool.name)}: {first_sentence(tool.description)}"
+            for tool in found
+        )
+        text = f"{len(found)} tools match; they are now available to call:\n{listing}"
+        tools = [self.provider.catalog_tool(tool) for tool in found]
+        second = await self.second_answer(job, mode, first, text, tools, cache=False)
+        retrieval = Retrieval(searches=[query], revealed=[tool.name for tool in found], requests=2)
+        return combine(first, second, retrieval)
+
+
+def router_names(areas: list[str]) -> dict[str, str]:
+    """Router tool name → area: ``open_<area>``, provider-safe and distinct."""
+    names: dict[str, str] = {}
+    for area in areas:
+        base = "open_" + (re.sub(r"[^A-Za-z0-9_-]+", "_", area).strip("_") or "area")
+        base = base[:60]
+        name, number = base, 2
+        while name in names:
+            name, number = f"{base[:57]}_{number}", number + 1
+        names[name] = area
+    return names
+
+
+class GroupedArm(TwoStepArm):
+    """One router tool per area; the area's tools are offered once the model opens it."""
+
+    kind: ClassVar = "grouped"
+
+    def __init__(self, name: str, provider: Provider) -> None:
+        areas = provider.catalog.areas
+        super().__init__(name, provider, f"one router tool per area ({len(areas)} areas; two requests)")
+        self.routers = router_names(areas)
+        self.members: dict[str, list[Tool]] = {area: [] for area in areas}
+        for tool in provider.catalog.tools:
+            self.members[tool.area].append(tool)
+
+    def router_tools(self) -> list[dict[str, Any]]:
+        tools = []
+        for name, area in self.routers.items():
+            summary = "; ".join(
+                f"{self.catalog.names.provider(tool.name)}: {first_sentence(tool.description)}"
+                for tool in self.members[area]
+            )
+            description = f"Open the {area} tools, then call one of them. They are: {summary}"
+            tools.append(self.provider.function_tool(name, description, ROUTER_SCHEMA))
+        return tools
+
+    async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
+        first = await self.first_answer(job, mode, self.router_tools())
+        call = first.calls[0] if first.calls else None
+        area = self.routers.get(call.provider_name) if call is not None else None
+        if area is None:
+            return self.done(job, mode, first, Retrieval())  # declined, or called something it was not shown
+        members = self.members[area]
+        names = ", ".join(self.catalog.names.provider(tool.name) for tool in members)
+        text = f"The {area} tools are now available: {names}. Call the one that fits the request."
+        tools = [self.provider.catalog_tool(tool) for tool in members]
+        second = await self.second_answer(job, mode, first, text, tools, cache=True)
+        retrieval = Retrieval(area=area, revealed=[tool.name for tool in members], requests=2)
+        return combine(first, second, retrieval)

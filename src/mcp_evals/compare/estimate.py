@@ -1,0 +1,105 @@
+"""``compare --dry``: what each arm would cost per fixture, with nothing sent (a local estimate).
+
+Each arm's requests are built as the live run builds them and counted with the local estimate
+(``providers.tokens``); what a search or a router reveals is counted at its average size. Caching is
+left out, so the figure is an upper estimate for arms whose prefix is stable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mcp_evals.compare.arms import (
+    SEARCH_DESCRIPTION,
+    SEARCH_SCHEMA,
+    SEARCH_TOOL,
+    Arm,
+    DeferredArm,
+    GroupedArm,
+)
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.providers.anthropic_tool_search import SEARCH_TOOLS
+from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
+from mcp_evals.providers.tokens import TOOL_USE_PREAMBLE_TOKENS, estimate_tokens
+from mcp_evals.record.model import Usage
+
+# The assistant turn and the tool result a second request carries besides the tools (a few lines).
+HISTORY_TOKENS = 60
+
+
+def _tool_tokens(arm: Arm) -> float:
+    tools = arm.catalog.tools
+    if not tools:
+        return 0.0
+    return sum(estimate_tokens(str(arm.provider.catalog_tool(tool))) for tool in tools) / len(tools)
+
+
+def _body(arm: Arm, fixture: Fixture, tools: list[dict[str, Any]]) -> int:
+    request = arm.provider.turn_request(fixture, "forced", list(tools))
+    return estimate_tokens(request.body) + TOOL_USE_PREAMBLE_TOKENS
+
+
+def request_tokens(arm: Arm, fixture: Fixture) -> list[int]:
+    """Input tokens of each request one fixture takes in this arm."""
+    if isinstance(arm, GroupedArm):
+        first = _body(arm, fixture, arm.router_tools())
+        shown = _tool_tokens(arm) * len(arm.catalog.tools) / max(1, len(arm.members))
+        return [first, _body(arm, fixture, []) + round(shown) + HISTORY_TOKENS]
+    if isinstance(arm, DeferredArm):
+        revealed = round(_tool_tokens(arm) * min(arm.search.top_k, len(arm.catalog.tools)))
+        if arm.server_side:
+            search = dict(SEARCH_TOOLS[arm.search.variant])
+            return [_body(arm, fixture, [search]) + revealed + HISTORY_TOKENS]
+        search = arm.provider.function_tool(SEARCH_TOOL, SEARCH_DESCRIPTION, SEARCH_SCHEMA)
+        return [_body(arm, fixture, [search]), _body(arm, fixture, []) + revealed + HISTORY_TOKENS]
+    request = arm.provider.build_request(fixture, "forced") if arm.provider.uses_network else None
+    return [estimate_tokens(request.body) + TOOL_USE_PREAMBLE_TOKENS] if request is not None else []
+
+
+def describe_compare(
+    arms: Sequence[Arm],
+    fixtures: Sequence[Fixture],
+    samples: int,
+    price: Price | None,
+    budget_usd: float | None,
+) -> list[str]:
+    """The lines ``compare --dry`` prints."""
+    first = arms[0].provider
+    lines = [
+        "mcp-evals compare --dry: nothing billable is sent "
+        f"({first.label or first.name}, {first.settings.model})",
+        f"{len(fixtures)} fixtures × {samples} sample(s) × {len(arms)} arms, interleaved in one run",
+    ]
+    if not first.uses_network:
+        return [*lines, "the lexical baseline: no model, no cost"]
+    lines.append(
+        f"input tokens by a local estimate (±20%), without caching; output assumed {ASSUMED_OUTPUT_TOKENS} "
+        "tokens per request:"
+    )
+    width = max(len(arm.name) for arm in arms)
+    total = 0.0
+    for arm in arms:
+        per_fixture = [request_tokens(arm, fixture) for fixture in fixtures]
+        requests = sum(len(tokens) for tokens in per_fixture) * samples
+        usage = Usage(
+            input_tokens=sum(sum(tokens) for tokens in per_fixture) * samples,
+            output_tokens=requests * ASSUMED_OUTPUT_TOKENS,
+        )
+        count = max(1, len(fixtures) * samples)
+        line = (
+            f"  {arm.name:<{width}}  {requests / count:.0f} request(s) / fixture · "
+            f"{usage.input_tokens / count:,.0f} input tokens / fixture"
+        )
+        if price is not None:
+            cost = price.cost(usage)
+            total += cost
+            line += f" · ${cost / count:,.4f} / fixture · ${cost:,.4f} in all"
+        lines.append(line)
+    if price is None:
+        return [*lines, f"no price known for {first.settings.model}: add it under run.prices to see a cost"]
+    lines.append(f"estimated cost (prices as of {prices_as_of()}): ${total:,.4f}")
+    if budget_usd is not None:
+        fits = "fits" if total <= budget_usd else "does not fit: the run would stop early (exit 2)"
+        lines.append(f"budget ${budget_usd:g}: {fits}")
+    return lines

@@ -1,0 +1,149 @@
+"""One run over several arms: every arm's jobs interleaved, one policy, one record per arm.
+
+``ArmsRunner`` is the run's own ``Runner`` (retries and backoff, the adaptive limiter, the one
+``Budget``, the stop on a fatal error, the fallback when the model refuses forced tool use, dropouts
+and truncated answers) with two differences: a job is asked through its arm, and its result goes to
+its arm's results file, a normal record that ``mcp-evals report`` reads like any other.
+
+Jobs are interleaved fixture by fixture (fixture 1 in every arm, then fixture 2, …), with the arms'
+order rotated from one fixture to the next, so time (a model update, a slow minute, a rate limit)
+falls on every arm alike, and no arm always goes first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from mcp_evals.compare.arms import Arm
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.providers.base import Answer, Job, ProviderFailure
+from mcp_evals.record.model import ErrorKind, FixtureResult, ToolChoiceMode
+from mcp_evals.run.budget import Budget
+from mcp_evals.run.progress import Progress
+from mcp_evals.run.results_file import ResultsWriter
+from mcp_evals.run.runner import Runner, RunSettings, RunSummary
+
+
+@dataclass(frozen=True, eq=False)
+class ArmJob(Job):
+    """A job of one arm."""
+
+    arm: str = ""
+
+
+def interleave(arms: Sequence[str], fixtures: Sequence[Fixture], samples: int = 1) -> list[ArmJob]:
+    """Every (fixture, sample) in every arm: fixture by fixture, the arms' order rotated each time."""
+    jobs: list[ArmJob] = []
+    position = 0
+    for fixture in fixtures:
+        for sample in range(samples):
+            shift = position % len(arms)
+            for arm in [*arms[shift:], *arms[:shift]]:
+                jobs.append(ArmJob(fixture, sample, arm))
+            position += 1
+    return jobs
+
+
+class ArmWriters(ResultsWriter):
+    """The runner's writer: each result to its arm's results file."""
+
+    def __init__(self, writers: dict[str, ResultsWriter]) -> None:
+        first = next(iter(writers.values()))
+        super().__init__(first.path, first.header)
+        self.writers = writers
+        self.arm_of: dict[int, str] = {}  # id(result) → arm, set as each result is made
+
+    def start(self, notes: Iterable[str] = ()) -> None:
+        listed = list(notes)
+        for writer in self.writers.values():
+            writer.start(listed)
+
+    def write(self, result: FixtureResult) -> None:
+        self.writers[self.arm_of.pop(id(result))].write(result)
+
+    def close(self) -> None:
+        for writer in self.writers.values():
+            writer.close()
+
+    def amend(
+        self,
+        *,
+        notes: Iterable[str] = (),
+        tool_choice: ToolChoiceMode | None = None,
+        retract: Iterable[str] = (),
+    ) -> None:
+        listed, retracted = list(notes), list(retract)
+        for writer in self.writers.values():
+            writer.amend(notes=listed, tool_choice=tool_choice, retract=retracted)
+
+
+class ArmsRunner(Runner):
+    """The run's runner, asking each job through its arm and recording it in its arm's file."""
+
+    def __init__(
+        self,
+        arms: Sequence[Arm],
+        settings: RunSettings,
+        writers: dict[str, ResultsWriter],
+        *,
+        progress: Progress | None = None,
+        total: int | None = None,
+    ) -> None:
+        self.arms = {arm.name: arm for arm in arms}
+        self.writers = ArmWriters(writers)
+        first = arms[0].provider
+        super().__init__(
+            first, settings, self.writers, progress=progress, catalog_hash=first.catalog.hash, total=total
+        )
+        self.budget = Budget(
+            settings.budget_usd,
+            settings.price,
+            first.settings.max_tokens,
+            prefix=max((arm.provider.cache_prefix() for arm in arms), key=len),
+            requests_per_job=max(arm.requests_per_job for arm in arms),
+        )
+
+    def arm(self, job: Job) -> Arm:
+        assert isinstance(job, ArmJob)
+        return self.arms[job.arm]
+
+    async def ask(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
+        return await self.arm(job).answer(job, mode)
+
+    def result(
+        self,
+        job: Job,
+        *,
+        answer: Answer | None = None,
+        failure: ProviderFailure | None = None,
+        kind: ErrorKind | None = None,
+        message: str | None = None,
+        attempts: int = 0,
+        mode: ToolChoiceMode | None = None,
+        latency_ms: float = 0.0,
+    ) -> FixtureResult:
+        made = super().result(
+            job,
+            answer=answer,
+            failure=failure,
+            kind=kind,
+            message=message,
+            attempts=attempts,
+            mode=mode,
+            latency_ms=latency_ms,
+        )
+        arm = self.arm(job)
+        update: dict[str, object] = {"catalog_hash": arm.catalog.hash}
+        if answer is not None and answer.retrieval is not None:
+            update["retrieval"] = answer.retrieval
+        result = made.model_copy(update=update)
+        self.writers.arm_of[id(result)] = arm.name
+        return result
+
+    async def run(self, jobs: Sequence[Job], *, notes: Sequence[str] = ()) -> RunSummary:
+        try:
+            return await super().run(jobs, notes=notes)
+        finally:
+            for arm in self.arms.values():
+                await arm.provider.aclose()

@@ -1,0 +1,270 @@
+"""docs/running.md on `mcp-evals compare` and the spending rule of synth and compare, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import Cli, MakeProject
+from fakes import fake_openai
+from fakes.fake_anthropic import FakeAnthropic
+from fakes.fake_http import Reply, query_is
+from fakes.fake_openai import FakeOpenAI
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
+from mcp_evals.compare.arms import DeferredArm, FullArm, GroupedArm
+from mcp_evals.config.model import CompareOptions, LintThresholds, ToolSearchOptions
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.record.read import read_results
+from synth.scripted import SynthModel, write_project
+
+from .oracle import Oracle
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+RUNNING = (DOCS / "running.md").read_text("utf-8")
+
+
+@pytest.fixture
+def fake(clean_env: pytest.MonkeyPatch, helpdesk_fixtures: list[Fixture]) -> Iterator[FakeAnthropic]:
+    server = FakeAnthropic(chooser=Oracle(list(helpdesk_fixtures)).anthropic())
+    server.start()
+    clean_env.setenv("ANTHROPIC_API_KEY", server.key)
+    clean_env.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def test_the_compare_example_in_running_md_is_a_valid_section(helpdesk_catalog: Catalog) -> None:
+    section = RUNNING.split("## `mcp-evals compare`", 1)[1].split("\n## ", 1)[0]
+    block = re.findall(r"```yaml\n(.*?)```", section, re.DOTALL)[0]
+    options = CompareOptions.model_validate(yaml.safe_load(block)["compare"])
+    assert set(options.descriptions) <= set(helpdesk_catalog.tool_names) and options.alpha == 0.05
+    assert CompareOptions().alpha == 0.05  # "default 0.05"
+
+
+def test_an_arm_record_is_a_normal_results_file_and_split_and_dry_work(
+    make_project: MakeProject, fake: FakeAnthropic, helpdesk_fixtures: list[Fixture], cli: Cli, tmp_path: Path
+) -> None:
+    project = make_project(
+        own_fixtures=True, compare={"descriptions": {"get_ticket": "Show one ticket by id."}}
+    )
+    chosen = [f for f in helpdesk_fixtures if f.kind == "select"][:6]
+    entries = [
+        {
+            **f.model_dump(mode="json", exclude_defaults=True, exclude={"source"}),
+            "split": "test" if i < 2 else "dev",
+        }
+        for i, f in enumerate(chosen)
+    ]
+    project.write_fixtures(entries)
+
+    dry = cli("compare", "--config", project.config, "--split", "test", "--dry", "--budget-usd", "1")
+    assert dry.code == 0, dry.err and fake.requests == []
+    assert "2 fixtures × 1 sample(s) × 2 arms, interleaved in one run" in dry.out
+    assert re.search(
+        r"^  A  1 request\(s\) / fixture · [\d,]+ input tokens / fixture · \$", dry.out, re.MULTILINE
+    )
+
+    out = tmp_path / "cmp"
+    result = cli("compare", "--config", project.config, "--split", "test", "--budget-usd", "1", "--out", out)
+    assert result.code == 0, result.err
+    assert len(fake.model_requests()) == 4  # 2 test fixtures × 2 arms
+    assert sorted(path.name for path in out.iterdir()) == [
+        "A.ndjson",
+        "B.ndjson",
+        "comparison.json",
+        "comparison.md",
+    ]
+
+    report = cli("report", out / "B.ndjson")
+    assert report.code == 0, report.err
+    assert "compare arm B (full)" in report.out
+
+
+def test_fixtures_that_do_not_validate_against_an_arms_catalog_are_refused(
+    make_project: MakeProject, fake: FakeAnthropic, helpdesk_snapshot: Path, cli: Cli, tmp_path: Path
+) -> None:
+    catalog = load_catalog(helpdesk_snapshot)
+    servers = [
+        server.model_copy(update={"tools": [t for t in server.tools if t["name"] != "merge_tickets"]})
+        for server in catalog.servers
+    ]
+    smaller = tmp_path / "b.json"
+    write_snapshot(
+        Catalog(tools=[t for t in catalog.tools if t.name != "merge_tickets"], servers=servers), smaller
+    )
+
+    result = cli("compare", "--config", make_project().config, "--catalog-b", smaller, "--budget-usd", "1")
+
+    assert result.code == 3 and "catalog of arm 'B'" in result.err and "merge_tickets" in result.err
+    assert fake.requests == []
+
+
+def test_a_provider_asked_for_without_its_key_is_exit_3_for_synth_and_compare(
+    tmp_path: Path, make_project: MakeProject, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    config = write_project(tmp_path)
+    result = cli("synth", "--config", config, "--out", tmp_path / "s.yaml", "--provider", "anthropic")
+    assert result.code == 3 and "needs ANTHROPIC_API_KEY, which is not set" in result.err
+    project = make_project(compare={"descriptions": {"get_ticket": "Show one ticket."}})
+    result = cli("compare", "--config", project.config, "--provider", "openai", "--budget-usd", "1")
+    assert result.code == 3 and "needs OPENAI_API_KEY" in result.err
+
+
+def test_a_keyless_endpoint_of_your_own_needs_no_cap(
+    tmp_path: Path, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    model = SynthModel()
+    fake = FakeOpenAI(
+        key=None,
+        chooser=lambda query, tools, choice: fake_openai.Text(model.answer(query)),
+    )
+    with fake:
+        config = write_project(tmp_path)
+        result = cli(
+            "synth",
+            "--config",
+            config,
+            "--out",
+            tmp_path / "s.yaml",
+            "--provider",
+            "openai",
+            "--base-url",
+            fake.base_url + "/v1",
+            "--model",
+            "llama3.1",
+        )
+        sent = len(fake.model_requests())
+    assert result.code == 0, result.err
+    assert sent > 0 and "cost $" not in result.out  # unpriced, unbilled
+    assert json.loads(fake.model_requests()[0].body)["model"] == "llama3.1"
+
+
+# -- the remediations section ----------------------------------------------------------------------
+
+REMEDIATIONS = RUNNING.split("### Remediations: `--arms full,deferred,grouped`", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_remediation_defaults_in_running_md_are_the_codes() -> None:
+    thresholds = LintThresholds()
+    assert thresholds.max_tools == 40 and thresholds.max_catalog_tokens == 8000
+    assert "C003 warns past\n  40 tools, T001 past 8,000 tokens" in REMEDIATIONS
+    search = ToolSearchOptions()
+    assert search.variant == "bm25" and search.top_k == 5 and search.beta is None
+    assert "`compare.tool_search.top_k` (5)" in REMEDIATIONS
+    assert (FullArm.requests_per_job, DeferredArm.requests_per_job, GroupedArm.requests_per_job) == (1, 2, 2)
+    block = re.findall(r"```yaml\n(.*?)```", REMEDIATIONS, re.DOTALL)[0]
+    options = CompareOptions.model_validate(yaml.safe_load(block)["compare"])
+    assert options.arms == ["full", "deferred", "grouped"]
+
+
+def test_tool_choice_is_the_full_arms_and_no_beta_header_is_sent_by_default(
+    make_project: MakeProject, fake: FakeAnthropic, cli: Cli, tmp_path: Path
+) -> None:
+    result = cli(
+        "compare",
+        "--config",
+        make_project().config,
+        "--arms",
+        "full,deferred,grouped",
+        "--limit",
+        "3",
+        "--budget-usd",
+        "5",
+        "--out",
+        tmp_path / "o",
+    )
+    assert result.code == 0, result.err
+    choices = {json.dumps(r.json.get("tool_choice")) for r in fake.model_requests()}
+    assert choices == {'{"type": "any"}'}  # three select fixtures: forced in every arm and request
+    assert all("anthropic-beta" not in r.headers for r in fake.model_requests())
+
+
+def test_a_turn_still_paused_after_two_continuations_is_a_truncated_dropout(
+    make_project: MakeProject, fake: FakeAnthropic, helpdesk_fixtures: list[Fixture], cli: Cli, tmp_path: Path
+) -> None:
+    first = helpdesk_fixtures[0]
+    paused = {
+        "id": "msg_paused",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-opus-4-8",
+        "content": [
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "tool_search_tool_bm25",
+                "input": {"query": "x"},
+            },
+        ],
+        "stop_reason": "pause_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 100, "output_tokens": 10},
+    }
+    fake.script(Reply(200, paused, {"request-id": "req_p"}), when=query_is(first.query), times=None)
+
+    result = cli(
+        "compare",
+        "--config",
+        make_project().config,
+        "--arms",
+        "deferred",
+        "--limit",
+        "1",
+        "--budget-usd",
+        "5",
+        "--out",
+        tmp_path / "o",
+    )
+
+    assert result.code == 2, result.err  # PRELIMINARY: an answer never came
+    assert len(fake.model_requests()) == 3
+    answer = read_results(tmp_path / "o" / "deferred.ndjson").results[0]
+    assert not answer.reached and answer.error_kind == "truncated" and answer.calls == []
+    assert answer.usage.input_tokens == 300  # all three paid for
+
+
+def test_a_client_side_search_that_matches_nothing_ends_with_no_tool_called(
+    make_project: MakeProject,
+    clean_env: pytest.MonkeyPatch,
+    helpdesk_fixtures: list[Fixture],
+    cli: Cli,
+    tmp_path: Path,
+) -> None:
+    first = helpdesk_fixtures[0]
+    oracle = Oracle(list(helpdesk_fixtures), searches={first.query: "zzzz qqqq"})
+    with FakeOpenAI(chooser=oracle.openai()) as fake:
+        assert fake.key is not None
+        clean_env.setenv("OPENAI_API_KEY", fake.key)
+        clean_env.setenv("OPENAI_BASE_URL", fake.base_url + "/v1")
+        result = cli(
+            "compare",
+            "--config",
+            make_project().config,
+            "--arms",
+            "deferred",
+            "--limit",
+            "1",
+            "--budget-usd",
+            "5",
+            "--out",
+            tmp_path / "o",
+            "--model",
+            "gpt-5.4",
+        )
+        sent = len(fake.model_requests())
+    assert result.code == 0, result.err
+    assert sent == 1
+    answer = read_results(tmp_path / "o" / "deferred.ndjson").results[0]
+    assert answer.reached and answer.calls == []
+    assert answer.retrieval is not None and answer.retrieval.searches == ["zzzz qqqq"]
+    assert answer.retrieval.revealed == []
+    comparison = json.loads((tmp_path / "o" / "comparison.json").read_text())
+    assert comparison["fixtures"][0]["outcomes"]["deferred"] == "missed_action"

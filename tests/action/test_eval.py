@@ -17,7 +17,7 @@ import pytest
 
 from fakes import github_events as events
 
-# the runner's fake Anthropic API (tests/ is on sys.path: pytest imports tests/runner as `runner`)
+# the runner's fake Anthropic API (tests/ is on sys.path: pytest imports tests/fakes as `fakes`)
 from fakes.fake_anthropic import FakeAnthropic
 from fakes.fake_github import FakeGitHub
 from fakes.fake_http import after

@@ -29,7 +29,7 @@ Encodes what the real API does (see /work/shared/notes/apis.md):
 
 Tokens are counted as 4 characters each, plus a 300-token tool-use preamble when tools are given.
 
-Run standalone for benchmarks: ``python tests/runner/fake_anthropic.py --latency 0.2``.
+Run standalone for benchmarks: ``python tests/fakes/fake_anthropic.py --latency 0.2``.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from typing import Any
 
 try:
     from .fake_http import FakeServer, Recorded, Reply
-except ImportError:  # run as a script (benchmarks): python tests/runner/fake_anthropic.py
+except ImportError:  # run as a script (benchmarks): python tests/fakes/fake_anthropic.py
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from fake_http import FakeServer, Recorded, Reply  # type: ignore[no-redef]
 

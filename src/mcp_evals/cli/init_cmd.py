@@ -111,8 +111,7 @@ def init(
             config = Config.model_validate({"servers": [entry]})
         except ValueError as error:
             raise ConfigError(f"cannot use this server: {error}") from None
-        config._path = config_path.resolve()
-        config._shown = str(config_path)
+        config.located(config_path.resolve(), str(config_path), {})
         catalog = extract_catalog(config)
         reported = catalog.servers[0].server_name if catalog.servers else None
         if name is None and reported and _VALID_NAME.match(reported):

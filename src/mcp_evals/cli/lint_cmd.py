@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from mcp_evals.cli.options import config_option, read_config
+from mcp_evals.cli.options import config_option, read_config, snapshot_option
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError, where
 
@@ -29,12 +29,7 @@ def _model(config: Config) -> str:
 
 @click.command()
 @config_option
-@click.option(
-    "--catalog",
-    "snapshot",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Lint a catalog snapshot (from `mcp-evals catalog --out`) instead of the live servers.",
-)
+@snapshot_option("Lint")
 @click.option(
     "--format",
     "output_format",

@@ -30,6 +30,21 @@ def config_option(function: F) -> F:
     )(function)
 
 
+def snapshot_option(purpose: str) -> Callable[[F], F]:
+    """``--catalog FILE``: a snapshot (from `mcp-evals catalog --out`) instead of the live servers."""
+
+    def decorate(function: F) -> F:
+        return click.option(
+            "--catalog",
+            "snapshot",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help=f"{purpose} a catalog snapshot (from `mcp-evals catalog --out`) instead of the live "
+            "servers.",
+        )(function)
+
+    return decorate
+
+
 def read_config(config_path: Path) -> Config:
     return load_config(config_path)
 

@@ -13,7 +13,7 @@ import anyio
 import click
 
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.cli.options import config_inputs, config_option, read_config
+from mcp_evals.cli.options import config_inputs, config_option, read_config, snapshot_option
 from mcp_evals.cli.paid import PaidModel, choose_paid_model
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, McpEvalsError
@@ -61,12 +61,7 @@ def _other_fixtures(config: Config, out: Path) -> list[Fixture]:
 
 @click.command()
 @config_option
-@click.option(
-    "--catalog",
-    "snapshot",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Read the catalog from a snapshot (from `mcp-evals catalog --out`) instead of the live servers.",
-)
+@snapshot_option("Read the catalog from")
 @click.option(
     "--out",
     "out",

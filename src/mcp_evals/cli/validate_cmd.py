@@ -15,7 +15,7 @@ from mcp_evals.catalog.lock import LOCK_VERDICTS, UPDATE_COMMAND, LockCheck, che
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, read_lock
 from mcp_evals.cli.catalog_cmd import change_lines, printable
-from mcp_evals.cli.options import config_option, read_config
+from mcp_evals.cli.options import config_option, read_config, snapshot_option
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, McpEvalsError
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.validate import (
@@ -164,12 +164,7 @@ def github_annotations(
 
 @click.command()
 @config_option
-@click.option(
-    "--catalog",
-    "snapshot",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Check against a catalog snapshot (from `mcp-evals catalog --out`) instead of the live servers.",
-)
+@snapshot_option("Check against")
 @click.option(
     "--format",
     "output_format",

@@ -31,7 +31,5 @@ def load_config(path: str | Path | None = None) -> Config:
         config = Config.model_validate(document.data)
     except ValidationError as error:
         raise ConfigError(describe_validation_error(error, document, schema="config", model=Config)) from None
-    config._path = config_path.resolve()
-    config._shown = str(config_path)
-    config._lines = document.lines
+    config.located(config_path.resolve(), str(config_path), document.lines)
     return config

@@ -20,6 +20,7 @@ from pydantic import (
 
 from mcp_evals.config.variables import unset_variables, value_problem, variable_problems
 from mcp_evals.errors import ConfigError, where
+from mcp_evals.strict import FileModel
 from mcp_evals.strict import StrictModel as StrictModel  # the strict base, re-exported for config sections
 
 DEFAULT_CONFIG_NAME = "mcp-evals.yaml"
@@ -486,7 +487,7 @@ class ReportPaths(StrictModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
-class Config(StrictModel):
+class Config(FileModel):
     """The whole ``mcp-evals.yaml``."""
 
     servers: list[ServerConfig] = Field(
@@ -518,7 +519,6 @@ class Config(StrictModel):
 
     _path: Path = PrivateAttr(default=Path(DEFAULT_CONFIG_NAME))
     _shown: str = PrivateAttr(default=DEFAULT_CONFIG_NAME)
-    _lines: dict[tuple[str | int, ...], int] = PrivateAttr(default_factory=dict)
 
     @field_validator("servers")
     @classmethod
@@ -530,30 +530,12 @@ class Config(StrictModel):
         return servers
 
     @property
-    def path(self) -> Path:
-        return self._path
-
-    @property
-    def shown_path(self) -> str:
-        """The config file as the user named it: what messages show (``path`` is absolute)."""
-        return self._shown
-
-    @property
     def base_dir(self) -> Path:
         return self._path.parent
 
     @property
     def fixture_globs(self) -> list[str]:
         return [self.fixtures] if isinstance(self.fixtures, str) else list(self.fixtures)
-
-    def line_of(self, location: tuple[str | int, ...]) -> int | None:
-        """The config file's line for a key path such as ``("validation", "min_areas")``, if known."""
-        parts = tuple(location)
-        while parts:
-            if parts in self._lines:
-                return self._lines[parts]
-            parts = parts[:-1]
-        return None
 
     def check_variables(self, environ: dict[str, str] | None = None) -> None:
         """Fail early, naming file and line, when a server's `${VAR}` is unset, empty or unusable.

@@ -161,9 +161,7 @@ def load_case(path: Path) -> Case:
         case = Case.model_validate(document.data)
     except ValidationError as error:
         raise InputFileError(describe_validation_error(error, document, schema="contract")) from None
-    case._path = path.resolve()
-    case._shown = display
-    case._lines = document.lines
+    case.located(path.resolve(), display, document.lines)
     check_references(case)
     return case
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
 from mcp_evals.config.model import ServerConfig, StrictModel
+from mcp_evals.strict import FileModel
 
 CONTRACT_SCHEMA_VERSION = "mcp-evals.contract/1"
 Status = Literal["passed", "failed", "skipped"]
@@ -178,7 +179,7 @@ class Step(StrictModel):
         return value
 
 
-class Case(StrictModel):
+class Case(FileModel):
     name: str = Field(min_length=1, max_length=128, description="Unique among the cases.")
     description: str | None = None
     server: CaseServer | str | None = Field(
@@ -197,7 +198,6 @@ class Case(StrictModel):
 
     _path: Path = PrivateAttr(default=Path("case.yaml"))
     _shown: str = PrivateAttr(default="case.yaml")
-    _lines: dict[tuple[str | int, ...], int] = PrivateAttr(default_factory=dict)
 
     @field_validator("name")
     @classmethod
@@ -219,22 +219,6 @@ class Case(StrictModel):
         if repeated:
             raise ValueError(f"step ids must be unique within a case; repeated: {', '.join(repeated)}")
         return self
-
-    @property
-    def path(self) -> Path:
-        return self._path
-
-    @property
-    def shown_path(self) -> str:
-        return self._shown
-
-    def line_of(self, location: tuple[str | int, ...]) -> int | None:
-        parts = tuple(location)
-        while parts:
-            if parts in self._lines:
-                return self._lines[parts]
-            parts = parts[:-1]
-        return None
 
 
 # --------------------------------------------------------------------------- results

@@ -92,9 +92,8 @@ def session_config(setup: ContractSetup, server: ServerConfig) -> Config:
     """The config a session is opened with: the user's, or a stand-in holding only this server."""
     if setup.config is not None:
         return setup.config
-    config = Config(servers=[server])
-    config._path = setup.base_dir / "mcp-evals.yaml"
-    return config
+    path = setup.base_dir / "mcp-evals.yaml"
+    return Config(servers=[server]).located(path, str(path), {})
 
 
 class _Steps:

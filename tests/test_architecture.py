@@ -31,6 +31,14 @@ PURE = (
     "mcp_evals.synth.prompts",
     "mcp_evals.synth.parse",
     "mcp_evals.compare.paired",
+    # a session's data, metrics and report: computed from the records alone
+    "mcp_evals.session.model",
+    "mcp_evals.session.transforms",
+    "mcp_evals.session.faults",
+    "mcp_evals.session.record",
+    "mcp_evals.session.metrics",
+    "mcp_evals.session.aggregate",
+    "mcp_evals.session.report",
 )
 # What does I/O or talks to a model, a server or GitHub.
 EDGES = (
@@ -44,6 +52,14 @@ EDGES = (
     "mcp_evals.catalog.extract",
     "mcp_evals.catalog.snapshot",
     "mcp_evals.baseline.file",
+    "mcp_evals.session.server",
+    "mcp_evals.session.loop",
+    "mcp_evals.session.runner",
+    "mcp_evals.session.live",
+    "mcp_evals.session.prepare",
+    "mcp_evals.session.dry",
+    "mcp_evals.session.judge",
+    "mcp_evals.session.records_file",
 )
 IO_LIBRARIES = ("httpx", "anyio", "mcp", "subprocess", "socket", "sqlite3", "tenacity")
 # Outer layers, and who may import them.

@@ -17,7 +17,7 @@ SCHEMAS = REPO_ROOT / "schemas"
 EXAMPLES = REPO_ROOT / "examples"
 
 
-@pytest.mark.parametrize("which", ["config", "fixtures", "contract"])
+@pytest.mark.parametrize("which", ["config", "fixtures", "contract", "session"])
 def test_the_committed_schemas_are_up_to_date(which: Which) -> None:
     committed = (SCHEMAS / f"{which}.schema.json").read_text("utf-8")
     assert committed == schema_text(which), (
@@ -25,7 +25,7 @@ def test_the_committed_schemas_are_up_to_date(which: Which) -> None:
     )
 
 
-@pytest.mark.parametrize("which", ["config", "fixtures", "contract"])
+@pytest.mark.parametrize("which", ["config", "fixtures", "contract", "session"])
 def test_the_schemas_are_valid_json_schemas(which: Which) -> None:
     document = schema_document(which)
     jsonschema.Draft202012Validator.check_schema(document)
@@ -80,3 +80,18 @@ def test_the_config_schema_catches_typos_and_missing_sources() -> None:
     ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(data, schema)
+
+
+@pytest.mark.parametrize(
+    "tasks", sorted(EXAMPLES.glob("*/evals/session/*.yaml")), ids=lambda path: path.parent.parent.parent.name
+)
+def test_every_example_task_set_matches_the_session_schema(tasks: Path) -> None:
+    jsonschema.validate(load_document(tasks).data, schema_document("session"))
+
+
+def test_the_session_schema_refuses_what_the_loader_refuses() -> None:
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(
+            {"system_prompt": "x", "tasks": [{"id": "t", "prompt": "p", "script": [], "max_step": 3}]},
+            schema_document("session"),
+        )

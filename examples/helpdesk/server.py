@@ -1239,6 +1239,187 @@ def get_support_metrics(
     )
 
 
+# --------------------------------------------------------------------------- operations (--ops-tools)
+#
+# Three tools for `mcp-evals session` (evals/session/tasks.yaml), off unless the server starts with
+# --ops-tools so the selection eval's catalog stays as it is. Their results carry a `diagnostics` field
+# the way production servers report how a value was obtained: whether trying again can help, whether a
+# value came from a stale cache. A session's arm B strips that field to measure what it is worth.
+
+Region = Literal["us", "eu", "ap"]
+Integration = Literal["salesforce", "outlook", "google_calendar", "slack"]
+
+
+class Diagnostics(BaseModel):
+    source: str = Field(description="Where the values came from.")
+    attempts: int = Field(description="Upstream requests this answer took.")
+    retryable: bool = Field(description="Whether trying the same thing again can succeed.")
+    stale: bool = Field(False, description="Some values are older than the request.")
+    unstable: list[str] = Field(
+        default_factory=list, description="Fields whose values may be out of date or estimated."
+    )
+    note: str | None = None
+
+
+class ComponentStatus(BaseModel):
+    name: str
+    status: Literal["operational", "degraded", "outage"]
+    p95_latency_ms: int
+
+
+class ServiceStatus(BaseModel):
+    region: Region
+    status: Literal["operational", "degraded", "outage"]
+    components: list[ComponentStatus]
+    incident: str | None
+    checked_at: datetime
+    diagnostics: Diagnostics
+
+
+class SyncJob(BaseModel):
+    job_id: str
+    customer_id: str
+    integration: Integration
+    state: Literal["running", "failed", "succeeded"]
+    records_synced: int
+    last_error: str | None
+    updated_at: datetime
+    diagnostics: Diagnostics
+
+
+@dataclass
+class _SyncJob:
+    job_id: str
+    customer_id: str
+    integration: Integration
+    state: Literal["running", "failed", "succeeded"]
+    records_synced: int
+    last_error: str | None
+    retryable: bool
+    failure: str | None = None
+    attempts: int = 1
+
+
+def _seed_sync_jobs() -> dict[str, _SyncJob]:
+    rows = [
+        _SyncJob("SYNC-7", "cus_1001", "salesforce", "failed", 1_204,
+                 "401 invalid_grant: the Salesforce refresh token was revoked", False,
+                 "The customer must reconnect Salesforce (Settings → Integrations); a retry cannot work."),
+        _SyncJob("SYNC-8", "cus_1008", "outlook", "failed", 88, "429 Too Many Requests from Microsoft Graph",
+                 True, "Rate limited upstream; a retry is safe.", 3),
+        _SyncJob("SYNC-9", "cus_1003", "slack", "succeeded", 5_310, None, True),
+    ]  # fmt: skip
+    return {job.job_id: job for job in rows}
+
+
+_SYNC_JOBS = _seed_sync_jobs()
+
+
+def _components(
+    *rows: tuple[str, Literal["operational", "degraded", "outage"], int],
+) -> list[ComponentStatus]:
+    return [ComponentStatus(name=name, status=status, p95_latency_ms=ms) for name, status, ms in rows]
+
+
+_STATUS: dict[Region, ServiceStatus] = {
+    "us": ServiceStatus(
+        region="us",
+        status="operational",
+        components=_components(
+            ("api", "operational", 180), ("web", "operational", 240), ("sync", "operational", 900)
+        ),
+        incident=None,
+        checked_at=NOW,
+        diagnostics=Diagnostics(source="status-probe", attempts=1, retryable=True),
+    ),
+    "eu": ServiceStatus(
+        region="eu",
+        status="degraded",
+        components=_components(
+            ("api", "degraded", 2_350), ("web", "operational", 310), ("sync", "degraded", 4_800)
+        ),
+        incident="Elevated API latency in eu-central since 13:20 UTC; mitigation in progress.",
+        checked_at=NOW,
+        diagnostics=Diagnostics(
+            source="status-cache",
+            attempts=3,
+            retryable=True,
+            stale=True,
+            unstable=["components[].p95_latency_ms"],
+            note="The live probe timed out twice; the latencies are a cached reading from 47 minutes ago.",
+        ),
+    ),
+    "ap": ServiceStatus(
+        region="ap",
+        status="operational",
+        components=_components(
+            ("api", "operational", 210), ("web", "operational", 260), ("sync", "operational", 1_100)
+        ),
+        incident="Resolved: delayed notifications in ap-southeast (11:05–11:40 UTC).",
+        checked_at=NOW,
+        diagnostics=Diagnostics(source="status-probe", attempts=1, retryable=True),
+    ),
+}
+
+
+def _sync_job(job_id: str) -> _SyncJob:
+    found = _SYNC_JOBS.get(job_id.strip().upper())
+    if found is None:
+        raise ToolError(f"No sync job {job_id!r}. It does not exist; sync job ids look like SYNC-7.")
+    return found
+
+
+def _job_record(job: _SyncJob) -> SyncJob:
+    return SyncJob(
+        job_id=job.job_id,
+        customer_id=job.customer_id,
+        integration=job.integration,
+        state=job.state,
+        records_synced=job.records_synced,
+        last_error=job.last_error,
+        updated_at=NOW,
+        diagnostics=Diagnostics(
+            source="sync-scheduler", attempts=job.attempts, retryable=job.retryable, note=job.failure
+        ),
+    )
+
+
+def get_service_status(
+    region: Annotated[Region, Field(description="The region: us, eu or ap.")],
+) -> ServiceStatus:
+    """Get the live status of Lumen in one region: each component's status, p95 latency, any incident."""
+    return _STATUS[region]
+
+
+def get_sync_job(
+    job_id: Annotated[str, Field(description="The sync job id, e.g. SYNC-7.")],
+) -> SyncJob:
+    """Get an integration sync job (Salesforce, Outlook, Google Calendar, Slack): its state and last error."""
+    return _job_record(_sync_job(job_id))
+
+
+def retry_sync_job(
+    job_id: Annotated[str, Field(description="The failed sync job to run again, e.g. SYNC-8.")],
+) -> SyncJob:
+    """Run a failed integration sync job again."""
+    job = _sync_job(job_id)
+    if job.state != "failed":
+        raise ToolError(f"{job.job_id} is {job.state}; only failed jobs can be retried.")
+    if not job.retryable:
+        raise ToolError(f"{job.job_id} cannot be retried: {job.last_error}. {job.failure}")
+    job.state, job.last_error, job.attempts = "running", None, job.attempts + 1
+    return _job_record(job)
+
+
+def register_ops_tools() -> None:
+    """Add the operations tools to the server (they are off by default)."""
+    for fn in (get_service_status, get_sync_job, retry_sync_job):
+        annotations = WRITE if fn is retry_sync_job else READ_ONLY
+        server.add_tool(
+            fn, description=" ".join(inspect.cleandoc(fn.__doc__ or "").split()), annotations=annotations
+        )
+
+
 # --------------------------------------------------------------------------- transports
 
 
@@ -1286,7 +1467,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--http", action="store_true", help="serve Streamable HTTP at /mcp instead of stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument(
+        "--ops-tools",
+        action="store_true",
+        help="also serve get_service_status, get_sync_job and retry_sync_job (for mcp-evals session)",
+    )
     args = parser.parse_args(argv)
+    if args.ops_tools:
+        register_ops_tools()
     if args.http:
         run_http(args.host, args.port)
     else:

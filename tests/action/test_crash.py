@@ -92,7 +92,7 @@ def test_a_crash_while_writing_the_outputs_keeps_the_summary(step: ActionStep) -
     assert "::error title=mcp-evals crashed::IsADirectoryError" in ran.stdout
     assert "could not write the step outputs either: IsADirectoryError" in ran.stdout
     summary = step.summary_text()
-    assert summary.index("mode `session` is not available") < summary.index("## 💥 mcp-evals crashed")
+    assert summary.index("mode `session` runs paid sessions") < summary.index("## 💥 mcp-evals crashed")
     assert "<code>IsADirectoryError</code>" in summary
 
 

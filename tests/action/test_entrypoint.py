@@ -128,13 +128,16 @@ def test_bad_input_exits_3_with_the_reason_everywhere(step: ActionStep, fake_git
     assert "::error title=mcp-evals%3A bad input::input `concurrency`" in result.stdout
 
 
-@pytest.mark.parametrize("mode", ["session"])
-def test_modes_that_do_not_exist_yet_are_refused(
-    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub, mode: str
+def test_session_mode_on_a_pull_request_is_refused(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
 ) -> None:
-    result = step.run_entrypoint(pr_env(step, fake_github, MODE=mode, COMMENT="false"))
+    """Sessions are paid: a workflow that runs them on every pull request is a mistake, said at once."""
+    inputs = {"MODE": "session", "COMMENT": "false", "BUDGET-USD": "1", "TASKS": "evals/session/tasks.yaml"}
+    result = step.run_entrypoint(pr_env(step, fake_github, **inputs))
     assert result.returncode == 3
-    assert f"mode `{mode}` is not available" in step.summary_text()
+    summary = step.summary_text()
+    assert "mode `session` runs paid sessions: only on workflow_dispatch or schedule" in summary
+    assert "not on `pull_request`" in summary
     assert step.outputs()["decision"] == "error"
 
 

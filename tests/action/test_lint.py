@@ -176,6 +176,11 @@ def test_the_user_workflows_cover_pr_validation_paid_eval_and_shards() -> None:
     assert sharded["jobs"]["shard"]["strategy"]["matrix"]["shard"] == [1, 2, 3, 4]
     assert sharded["jobs"]["report"]["needs"] == "shard"
     assert "results" in str(sharded["jobs"]["report"]["steps"])
+    session = by_name["mcp-evals-session.yml"]
+    assert set(session[True]) == {"workflow_dispatch", "schedule"}  # paid: never on a pull request
+    [job] = session["jobs"].values()
+    [action] = [step for step in job["steps"] if str(step.get("uses", "")).startswith("sbissoli/mcp-evals@")]
+    assert action["with"]["mode"] == "session" and action["with"]["tasks"] and action["with"]["budget-usd"]
 
 
 def test_every_with_key_given_to_the_action_is_one_of_its_inputs() -> None:

@@ -25,7 +25,11 @@ Encodes what the real API does (see /work/shared/notes/apis.md):
   Deferred tools are not part of the prompt: only revealed ones count as input tokens, and the cache
   prefix is the non-deferred tools and the system prompt. A query in ``pause_after_search`` stops
   after the search with ``stop_reason: pause_turn``; sent back, the turn carries on. With
-  ``tool_search_beta`` set, a request with a search tool needs that ``anthropic-beta`` header.
+  ``tool_search_beta`` set, a request with a search tool needs that ``anthropic-beta`` header;
+* multi-turn tool use (``sessions``): a conversation keyed by its first user message plays a script
+  of turns, one per assistant turn so far. As the real API does, every ``tool_use`` of an assistant
+  turn must be answered by a ``tool_result`` (same id) at the start of the next user message, and a
+  ``tool_result`` must answer a ``tool_use`` of the turn just before (else a 400).
 
 Tokens are counted as 4 characters each, plus a 300-token tool-use preamble when tools are given.
 
@@ -136,6 +140,8 @@ class FakeAnthropic(FakeServer):
         self.batch_outcomes: dict[str, str] = {}  # query → "errored" / "expired" / "canceled"
         self.random = random.Random(seed)
         self.forced_rejecting = set(FORCED_REJECTING)
+        # first user message → the model's turns, in order (a turn past the end answers "done")
+        self.sessions: dict[str, list[Answer]] = {}
         self.search_terms: dict[str, str] = {}  # query → what the model searches for
         self.pause_after_search: set[str] = set()  # queries whose first turn pauses after the search
         self.tool_search_beta: str | None = None  # an endpoint that still has tool search behind a beta
@@ -245,6 +251,9 @@ class FakeAnthropic(FakeServer):
         choice = body.get("tool_choice") or {"type": "auto"}
         if model in self.forced_rejecting and choice.get("type") in ("any", "tool"):
             return self.forced_rejected(model, str(choice.get("type")))
+        problem = conversation_problem(body.get("messages") or [])
+        if problem is not None:
+            return self.error(400, "invalid_request_error", problem)
         breakpoints = sum(
             1
             for block in [*tools, *self._system(body)]
@@ -345,6 +354,8 @@ class FakeAnthropic(FakeServer):
         system = " ".join(str(block.get("text")) for block in self._system(body) if isinstance(block, dict))
         if choice.get("type") == "auto" and "exactly one" in system:
             choice = {"type": "any"}  # the model follows the instruction to call a tool
+        messages = body.get("messages") or []
+        opening = message_text(messages[0]) if messages and isinstance(messages[0], dict) else None
         content: list[dict[str, Any]] = []
         revealed_tokens = 0
         searcher = next((tool for tool in tools if is_search_tool(tool)), None)
@@ -361,6 +372,12 @@ class FakeAnthropic(FakeServer):
         if paused:
             items: list[Call | Text] = []
             cut_off = False
+        elif opening is not None and opening in self.sessions:
+            turns = self.sessions[opening]
+            played = sum(1 for message in messages if message.get("role") == "assistant")
+            answer: Answer = turns[played] if played < len(turns) else Text("Done.")
+            cut_off = isinstance(answer, CutOff)
+            items = [] if isinstance(answer, CutOff) else answer if isinstance(answer, list) else [answer]
         else:
             answer = self.answers.get(query) or self.chooser(query, tools, choice)
             cut_off = isinstance(answer, CutOff)
@@ -542,6 +559,48 @@ class FakeAnthropic(FakeServer):
         return Reply(
             200, lines.encode(), {"content-type": "application/binary", "request-id": self.request_id("req_")}
         )
+
+
+def message_text(message: dict[str, Any]) -> str | None:
+    """A message's text: its string content, or its text blocks joined (a cache mark makes blocks)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and all(isinstance(b, dict) and b.get("type") == "text" for b in content):
+        return "".join(str(block.get("text")) for block in content)
+    return None
+
+
+def conversation_problem(messages: list[Any]) -> str | None:
+    """What the real API says about a conversation whose tool uses and results do not pair up."""
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            return f"messages.{index}: Input should be an object"
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        results = [
+            b.get("tool_use_id") for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"
+        ]
+        before = messages[index - 1] if index else {}
+        before_blocks = before.get("content") if isinstance(before.get("content"), list) else []
+        uses = [b.get("id") for b in before_blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
+        if message.get("role") == "user" and before.get("role") == "assistant" and uses:
+            leading = results[: len(uses)]
+            missing = [use for use in uses if use not in leading]
+            if missing:
+                return (
+                    f"messages.{index}: `tool_use` ids were found without `tool_result` blocks immediately "
+                    f"after: {', '.join(map(str, missing))}. Each `tool_use` block must have a corresponding "
+                    "`tool_result` block in the next message."
+                )
+        unexpected = [result for result in results if result not in uses]
+        if unexpected:
+            return (
+                f"messages.{index}.content: unexpected `tool_use_id` found in `tool_result` blocks: "
+                f"{unexpected[0]}. Each `tool_result` block must have a corresponding `tool_use` block in "
+                "the previous message."
+            )
+    return None
 
 
 def is_search_tool(tool: Any) -> bool:

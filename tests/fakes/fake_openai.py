@@ -12,7 +12,9 @@ Encodes what the real API does (see /work/shared/notes/apis.md):
 * models in ``FORCED_REJECTING`` refuse ``tool_choice: "required"``; models in ``forced_ignoring``
   accept it and answer as with ``"auto"`` (reported of Ollama);
 * a ``tool`` message must answer a ``tool_call_id`` of the assistant message just before it, and an
-  assistant message's every tool call must be answered before the conversation goes on;
+  assistant message's every tool call must be answered before the conversation goes on (else a 400);
+* multi-turn tool use (``sessions``): a conversation keyed by its first user message plays a script
+  of turns, one per assistant message so far;
 * automatic prompt caching: a prefix (tools + system messages) of 1,024 tokens or more seen before
   is reported as ``prompt_tokens_details.cached_tokens`` (in 128-token steps), and is included in
   ``prompt_tokens``.
@@ -112,6 +114,8 @@ class FakeOpenAI(FakeServer):
         self.cache: set[str] = set()
         self.forced_rejecting = set(FORCED_REJECTING)
         self.forced_ignoring: set[str] = set()
+        # first user message → the model's turns, in order (a turn past the end answers "done")
+        self.sessions: dict[str, list[Answer]] = {}
 
     def is_model_request(self, request: Recorded) -> bool:
         return request.method == "POST" and request.path.endswith("/chat/completions")
@@ -186,7 +190,7 @@ class FakeOpenAI(FakeServer):
                     "invalid_request_error",
                     "invalid_function_parameters",
                 )
-        problem = _conversation_problem(body.get("messages") or [])
+        problem = conversation_problem(body.get("messages") or [])
         if problem:
             return self.error(400, problem, "invalid_request_error", "invalid_parameter")
         choice = body.get("tool_choice", "auto")
@@ -201,7 +205,13 @@ class FakeOpenAI(FakeServer):
         query = next((str(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
         tools = body.get("tools") or []
         choice = "auto" if body.get("model") in self.forced_ignoring else body.get("tool_choice")
-        answer = self.answers.get(query) or self.chooser(query, tools, choice)
+        opening = next((m.get("content") for m in messages if m.get("role") == "user"), None)
+        if isinstance(opening, str) and opening in self.sessions:
+            turns = self.sessions[opening]
+            played = sum(1 for message in messages if message.get("role") == "assistant")
+            answer: Answer = turns[played] if played < len(turns) else Text("Done.")
+        else:
+            answer = self.answers.get(query) or self.chooser(query, tools, choice)
         items = answer if isinstance(answer, list) else [answer]
         tool_calls = []
         texts = []
@@ -259,26 +269,28 @@ class FakeOpenAI(FakeServer):
         }
 
 
-def _conversation_problem(messages: list[Any]) -> str | None:
-    """What the real API says about tool messages out of place (None when the order is right)."""
-    open_calls: set[str] = set()
-    for message in messages:
+def conversation_problem(messages: list[Any]) -> str | None:
+    """What the real API says about tool calls and tool messages that do not pair up."""
+    waiting: list[str] = []
+    for index, message in enumerate(messages):
         role = message.get("role") if isinstance(message, dict) else None
         if role == "tool":
-            if message.get("tool_call_id") not in open_calls:
+            call_id = message.get("tool_call_id")
+            if call_id not in waiting:
                 return (
                     "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
-                    "message with 'tool_calls'."
+                    f"message with 'tool_calls' (messages[{index}], tool_call_id {call_id!r})."
                 )
-            open_calls.discard(message["tool_call_id"])
+            waiting.remove(call_id)
             continue
-        if open_calls:
+        if waiting:
             return (
                 "An assistant message with 'tool_calls' must be followed by tool messages responding to "
-                "each 'tool_call_id'."
+                "each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+                + ", ".join(waiting)
             )
         if role == "assistant":
-            open_calls = {str(call.get("id")) for call in message.get("tool_calls") or []}
+            waiting = [str(call.get("id")) for call in message.get("tool_calls") or []]
     return None
 
 

@@ -69,6 +69,25 @@ def test_inputs_arrive_with_hyphens_kept() -> None:
     assert "sk-ant-secret" not in repr(inputs)
 
 
+def test_the_session_inputs() -> None:
+    inputs = read_inputs(
+        {
+            "INPUT_TASKS": "evals/session/tasks.yaml",
+            "INPUT_ARM": "B",
+            "INPUT_FAULT": "0, 20%",
+            "INPUT_RUNS": "3",
+        }
+    )
+    assert (inputs.tasks, inputs.arm, inputs.fault, inputs.runs) == (
+        "evals/session/tasks.yaml",
+        "B",
+        "0, 20%",
+        3,
+    )
+    empty = read_inputs({})
+    assert (empty.tasks, empty.arm, empty.fault, empty.runs) == (None, None, None, None)
+
+
 def test_defaults_when_inputs_are_empty() -> None:
     inputs = read_inputs({"INPUT_MODE": "", "INPUT_COMMENT": ""})
     assert (inputs.mode, inputs.config, inputs.working_directory, inputs.comment) == (
@@ -90,6 +109,9 @@ def test_defaults_when_inputs_are_empty() -> None:
         ("SHARD", "2of4", "I/N"),
         ("WORKING-DIRECTORY", "../elsewhere", "a folder inside the repository"),
         ("PROVIDER", "gemini", "anthropic | openai | lexical | replay"),
+        ("ARM", "C", "A | B | both"),
+        ("FAULT", "0,lots", "fault levels in percent, comma-separated, e.g. 0,20"),
+        ("RUNS", "0", "a whole number ≥ 1"),
     ],
 )
 def test_a_bad_input_names_the_input_and_what_to_give(name: str, value: str, expected: str) -> None:

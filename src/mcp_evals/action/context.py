@@ -36,8 +36,10 @@ OUT_DIR = "mcp-evals-out"
 TAIL_LINES = 40
 # A mode's section, like the eval report's `--max-chars`: the comment holds two with room to spare.
 SECTION_MAX_CHARS = 60_000
-# modes whose commands exist in this version, in the order `all` runs them
-AVAILABLE_MODES = ("validate", "contract", "eval")
+# modes whose commands exist in this version, in the order `all` runs them (`session` is left out of `all`:
+# it is paid, needs its own inputs and runs on dispatch or a schedule only)
+AVAILABLE_MODES = ("validate", "contract", "eval", "session")
+ALL_MODES = ("validate", "contract", "eval")
 """`action run` crashed: a bug in mcp-evals. EX_SOFTWARE from sysexits.h, so a crash never reads as a
 failed check (1), PRELIMINARY (2) or bad input (3); the `decision` output is `crash`."""
 
@@ -179,4 +181,4 @@ def combine_exit_codes(codes: Sequence[int]) -> int:
 
 def planned_modes(step: Step) -> list[str]:
     mode = step.inputs.mode or default_mode(step.event.name)
-    return list(AVAILABLE_MODES) if mode == "all" else [mode]
+    return list(ALL_MODES) if mode == "all" else [mode]

@@ -24,7 +24,7 @@ from mcp_evals.github.workflow_commands import workflow_command
 from mcp_evals.providers.registry import PROVIDERS, choose_provider
 
 
-def _read_run_options(step: Step) -> RunOptions:
+def read_run_options(step: Step) -> RunOptions:
     try:
         return load_config(step.workspace / step.config).run
     except McpEvalsError:
@@ -36,7 +36,7 @@ def eval_provider(step: Step) -> tuple[str | None, str | None]:
     inputs = step.inputs
     if inputs.results:
         return "replay", None
-    options = _read_run_options(step)
+    options = read_run_options(step)
     # The CLI's own decision (flag → config → keys present → lexical) on the keys the inputs give.
     choice = choose_provider(
         inputs.provider, options.provider, inputs.api_keys(), inputs.model or options.model

@@ -11,6 +11,7 @@ from mcp_evals.action.context import AVAILABLE_MODES, ModeResult, Step, combine_
 from mcp_evals.action.contract_mode import run_contract_mode
 from mcp_evals.action.crash import report_failure
 from mcp_evals.action.eval_mode import run_eval_mode
+from mcp_evals.action.session_mode import run_session_mode
 from mcp_evals.action.validate_mode import run_validate_mode
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, McpEvalsError
 from mcp_evals.github import (
@@ -27,7 +28,12 @@ from mcp_evals.github import (
 from mcp_evals.github.workflow_commands import workflow_command
 from mcp_evals.report.escape import md_block
 
-MODE_RUNNERS = {"validate": run_validate_mode, "contract": run_contract_mode, "eval": run_eval_mode}
+MODE_RUNNERS = {
+    "validate": run_validate_mode,
+    "contract": run_contract_mode,
+    "eval": run_eval_mode,
+    "session": run_session_mode,
+}
 
 
 def _footer(step: Step) -> str:

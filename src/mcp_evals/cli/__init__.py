@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "lint": "lint_cmd:lint",
     "synth": "synth_cmd:synth",
     "compare": "compare_cmd:compare",
+    "session": "session_cmd:session",
 }
 
 
@@ -44,7 +45,7 @@ SUMMARIES: dict[str, str] = {
         "Read every configured server's tools (handshake, tools/list to the last page) and print them."
     ),
     "validate": "Check the fixtures against the live catalog (or a snapshot): no model, no API key, no cost.",
-    "schema": "Print the JSON Schema of the config file, a fixture file or a contract case file.",
+    "schema": "Print the JSON Schema of the config file, a fixture file, a contract case file or a task set.",
     "run": "Ask a model to pick a tool for every fixture; write results and print the verdict.",
     "merge": "Join the results files of one run's shards into one.",
     "report": "Render a report from one results file, or from the shards of one run.",
@@ -54,6 +55,7 @@ SUMMARIES: dict[str, str] = {
     "lint": "Lint the tool catalog and the fixtures: naming, descriptions, schemas, token cost, consistency.",
     "synth": "Write fixtures with a model: held-out, concrete-valued queries, a frozen test split.",
     "compare": "Run the same fixtures against two catalogs, or one catalog delivered several ways, paired.",
+    "session": "Run multi-step sessions: a model uses a live server's tools, per arm and fault level.",
 }
 
 

@@ -11,7 +11,7 @@ from mcp_evals.config.model import Config
 from mcp_evals.fixtures.model import FixtureFile
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
-Which = Literal["config", "fixtures", "contract"]
+Which = Literal["config", "fixtures", "contract", "session"]
 
 
 def schema_document(which: Which) -> dict[str, Any]:
@@ -19,6 +19,11 @@ def schema_document(which: Which) -> dict[str, Any]:
     if which == "config":
         body = Config.model_json_schema()
         title = "mcp-evals config (mcp-evals.yaml)"
+    elif which == "session":
+        from mcp_evals.session.model import TaskSet
+
+        body = TaskSet.model_json_schema()
+        title = "mcp-evals session task set"
     elif which == "contract":
         from mcp_evals.contract.model import Case
 
@@ -36,9 +41,9 @@ def schema_text(which: Which) -> str:
 
 
 @click.command()
-@click.argument("which", type=click.Choice(["config", "fixtures", "contract"]), default="config")
+@click.argument("which", type=click.Choice(["config", "fixtures", "contract", "session"]), default="config")
 def schema(which: Which) -> int:
-    """Print the JSON Schema of the config file, a fixture file or a contract case file.
+    """Print the JSON Schema of the config file, a fixture file, a contract case file or a task set.
 
     \b
     Point your editor at it with a first line such as

@@ -64,6 +64,10 @@ class ActionInputs:
     pr_number: int | None = None
     baseline: str | None = None
     fail_on: tuple[str, ...] = ()
+    tasks: str | None = None
+    arm: str | None = None
+    fault: str | None = None
+    runs: int | None = None
     anthropic_api_key: str = field(default="", repr=False)
     openai_api_key: str = field(default="", repr=False)
     github_token: str = field(default="", repr=False)
@@ -136,6 +140,15 @@ def read_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
     for decision in fail_on:
         if decision not in GATE_DECISIONS:
             raise _bad_input("fail-on", decision, " | ".join(GATE_DECISIONS) + " (comma-separated)")
+    arm = get("arm")
+    if arm and arm not in ("A", "B", "both"):
+        raise _bad_input("arm", arm, "A | B | both")
+    fault = get("fault")
+    for part in (piece.strip().rstrip("%") for piece in fault.split(",") if piece.strip()):
+        try:
+            float(part)
+        except ValueError:
+            raise _bad_input("fault", fault, "fault levels in percent, comma-separated, e.g. 0,20") from None
     working_directory = get("working-directory") or "."
     if Path(working_directory).is_absolute() or ".." in Path(working_directory).parts:
         raise _bad_input("working-directory", working_directory, "a folder inside the repository")
@@ -157,6 +170,10 @@ def read_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
         pr_number=_optional_int("pr-number", get("pr-number"), 1),
         baseline=get("baseline") or None,
         fail_on=fail_on,
+        tasks=get("tasks") or None,
+        arm=arm or None,
+        fault=fault or None,
+        runs=_optional_int("runs", get("runs"), 1),
         anthropic_api_key=get("anthropic-api-key") or source.get("ANTHROPIC_API_KEY", ""),
         openai_api_key=get("openai-api-key") or source.get("OPENAI_API_KEY", ""),
         github_token=get("github-token") or source.get("GITHUB_TOKEN", ""),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from mcp_evals.catalog.model import Tool
@@ -25,8 +25,12 @@ from mcp_evals.providers.base import (
     Provider,
     ProviderFailure,
     ToolSearch,
+    Turn,
+    TurnCall,
+    TurnResult,
     as_dict,
     compact_json,
+    content_text,
     http_failure,
     json_body,
     status_verdict,
@@ -142,6 +146,84 @@ class AnthropicProvider(Provider):
     def min_cache_tokens(self) -> int | None:
         price = find_price(self.settings.model)
         return price.min_cache_tokens if price is not None else None
+
+    # -- sessions (``mcp-evals session``) --------------------------------------------------------
+    #
+    # A session re-sends the whole conversation every turn, so besides the tools and the system
+    # prompt a third cache breakpoint moves to the end of the newest message: each turn reads what
+    # the previous one wrote and writes only what is new.
+
+    supports_turns: ClassVar = True
+
+    def build_turn_request(self, messages: Sequence[Any]) -> HttpRequest:
+        tools, system = self.prefix_parts
+        parts = [
+            b'{"model":' + compact_json(self.settings.model),
+            b'"max_tokens":' + compact_json(self.settings.max_tokens),
+        ]
+        if self.sends_temperature:
+            parts.append(b'"temperature":' + compact_json(self.settings.temperature))
+        if self.catalog.tools:
+            parts.append(b'"tools":' + tools)
+        if self.system_prompt:
+            parts.append(b'"system":' + system)
+        marked = _mark_last_block(list(messages)) if self.caching else list(messages)
+        parts.append(b'"messages":' + compact_json(marked) + b"}")
+        return HttpRequest("/v1/messages", b",".join(parts), self.headers())
+
+    def parse_turn(self, status: int, headers: Mapping[str, str], body: bytes) -> Turn:
+        request_id = header(headers, "request-id")
+        data = json_body(body)
+        answer = (
+            self.parse_message(data, request_id)
+            if data is not None
+            else self.parse_response(status, headers, body)  # raises: the body is not JSON
+        )
+        uses = [
+            block for block in data["content"] if isinstance(block, dict) and block.get("type") == "tool_use"
+        ]
+        calls = []
+        for block, call in zip(uses, answer.calls, strict=True):
+            if not isinstance(block.get("id"), str) or not block["id"]:
+                raise self.invalid_response("a tool_use block has no id", request_id)
+            if not isinstance(block.get("input"), dict):
+                call = call.model_copy(update={"raw_arguments": json.dumps(block.get("input"))})
+            calls.append(TurnCall(id=block["id"], call=call))
+        return Turn(
+            calls=calls,
+            text=answer.text,
+            stop_reason=answer.stop_reason,
+            usage=answer.usage,
+            request_id=request_id,
+            truncated=answer.truncated,
+            message=data["content"],
+        )
+
+    def tool_results_turn(self, turn: Turn, results: Sequence[TurnResult]) -> list[Any]:
+        blocks = []
+        for result in results:
+            block: dict[str, Any] = {"type": "tool_result", "tool_use_id": result.call_id}
+            content = [_content_block(item) for item in result.content]
+            if content:
+                block["content"] = content
+            if result.is_error:
+                block["is_error"] = True
+            blocks.append(block)
+        return [{"role": "assistant", "content": turn.message}, {"role": "user", "content": blocks}]
+
+    def scripted_turn(self, calls: Sequence[tuple[str, str, dict[str, Any]]], text: str = "") -> Turn:
+        content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+        turn_calls = []
+        for call_id, name, arguments in calls:
+            provider_name = self.catalog.names.provider(name)
+            content.append({"type": "tool_use", "id": call_id, "name": provider_name, "input": arguments})
+            turn_calls.append(TurnCall(id=call_id, call=self.tool_call(provider_name, arguments)))
+        return Turn(
+            calls=turn_calls,
+            text=text,
+            stop_reason="tool_use" if calls else "end_turn",
+            message=content,
+        )
 
     # -- response --------------------------------------------------------------------------------
 
@@ -332,3 +414,29 @@ def classify(
         rejects_forced_tool_choice=rejects_forced,
         scrub=scrub,
     )
+
+
+def _mark_last_block(messages: list[Any]) -> list[Any]:
+    """The messages with a cache breakpoint on the last block of the last one (copies; the input is kept)."""
+    if not messages or not isinstance(messages[-1], dict):
+        return messages
+    last = dict(messages[-1])
+    content = last.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}] if content else []
+    if not isinstance(content, list) or not content or not isinstance(content[-1], dict):
+        return messages
+    last["content"] = [*content[:-1], {**content[-1], "cache_control": {"type": "ephemeral"}}]
+    return [*messages[:-1], last]
+
+
+def _content_block(block: dict[str, Any]) -> dict[str, Any]:
+    """An MCP content block as a Messages API ``tool_result`` block: text and images as they are,
+    anything else (audio, resource links, embedded resources) as its JSON in a text block."""
+    kind = block.get("type")
+    if kind == "text" and isinstance(block.get("text"), str):
+        return {"type": "text", "text": block["text"]}
+    if kind == "image" and isinstance(block.get("data"), str) and isinstance(block.get("mimeType"), str):
+        source = {"type": "base64", "media_type": block["mimeType"], "data": block["data"]}
+        return {"type": "image", "source": source}
+    return {"type": "text", "text": content_text([block])}

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Literal
@@ -292,6 +292,51 @@ def http_failure(
     )
 
 
+# -- sessions: several turns of tool use (``mcp-evals session``) -------------------------------------
+
+
+@dataclass
+class TurnCall:
+    """One tool call of a turn, with the id the API gave it (its result must carry the same id)."""
+
+    id: str
+    call: ToolCall
+
+
+@dataclass
+class Turn:
+    """One assistant turn of a session: its tool calls in order, its text, and the message to send back."""
+
+    calls: list[TurnCall] = field(default_factory=list)
+    text: str = ""
+    stop_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    request_id: str | None = None
+    latency_ms: float = 0.0
+    truncated: bool = False  # cut off (max_tokens, the context window) before the model finished
+    message: Any = None  # the assistant turn in the API's own shape, sent back with the results
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """What goes back to the model for one call: MCP content blocks (wire shape) and the error flag."""
+
+    call_id: str
+    content: list[dict[str, Any]]
+    is_error: bool = False
+
+
+def content_text(content: Sequence[Mapping[str, Any]]) -> str:
+    """MCP content blocks as one text: text blocks as they are, any other block as its JSON."""
+    parts = []
+    for block in content:
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append(str(block["text"]))
+        else:
+            parts.append(json.dumps(block, ensure_ascii=False, separators=(",", ":")))
+    return "\n".join(parts)
+
+
 class Provider(ABC):
     """One model API. Subclasses implement the three pure methods; ``answer`` does the HTTP."""
 
@@ -364,6 +409,46 @@ class Provider(ABC):
         """The tool's input schema as published; APIs need ``type: object``, so it is added if missing."""
         schema = dict(tool.input_schema)
         return schema if "type" in schema else {"type": "object", **schema}
+
+    # -- sessions: a conversation of tool calls and results (``mcp-evals session``) ----------------
+    #
+    # ``messages`` are in the API's own shape; a session starts with ``opening_turn`` and grows by
+    # ``tool_results_turn`` after each answer. The tools are this provider's catalog, the system
+    # prompt its own: a session arm is a provider made with the arm's catalog and prompt.
+
+    supports_turns: ClassVar[bool] = False
+
+    def opening_turn(self, prompt: str) -> list[Any]:
+        """The messages that start a session: the user's task."""
+        return [{"role": "user", "content": prompt}]
+
+    def build_turn_request(self, messages: Sequence[Any]) -> HttpRequest:
+        """The request for the next turn of a conversation, with every catalog tool (pure)."""
+        raise NotImplementedError(f"{self.name} holds no session")
+
+    def parse_turn(self, status: int, headers: Mapping[str, str], body: bytes) -> Turn:
+        """Turn a 2xx response into a Turn; raise ProviderFailure when the body is unusable."""
+        raise NotImplementedError(f"{self.name} holds no session")
+
+    def tool_results_turn(self, turn: Turn, results: Sequence[TurnResult]) -> list[Any]:
+        """The messages that follow ``turn``: the turn itself, then one result per call, in order."""
+        raise NotImplementedError(f"{self.name} holds no session")
+
+    def scripted_turn(self, calls: Sequence[tuple[str, str, dict[str, Any]]], text: str = "") -> Turn:
+        """A turn in this API's shape that nobody asked a model for: ``(id, MCP tool name, arguments)``
+        calls, or a final text (``--dry`` plays a task's script with it)."""
+        raise NotImplementedError(f"{self.name} holds no session")
+
+    async def send_turn(self, request: HttpRequest) -> Turn:
+        """Send one turn's request (one attempt; the caller retries) and parse the answer."""
+        started = time.perf_counter()
+        response = await self.send(request)
+        latency_ms = (time.perf_counter() - started) * 1000
+        if not 200 <= response.status_code < 300:
+            raise self.classify_error(response.status_code, response.headers, response.content)
+        turn = self.parse_turn(response.status_code, response.headers, response.content)
+        turn.latency_ms = latency_ms
+        return turn
 
     # -- HTTP --------------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from mcp_evals.catalog.model import Tool
@@ -25,8 +25,12 @@ from mcp_evals.providers.base import (
     HttpRequest,
     Provider,
     ProviderFailure,
+    Turn,
+    TurnCall,
+    TurnResult,
     as_dict,
     compact_json,
+    content_text,
     http_failure,
     json_body,
     status_verdict,
@@ -103,6 +107,74 @@ class OpenAIProvider(Provider):
     def auth_headers(self) -> dict[str, str]:
         key = self.settings.api_key
         return {"authorization": f"Bearer {key.reveal()}"} if key is not None else {}
+
+    # -- sessions (``mcp-evals session``) --------------------------------------------------------
+    #
+    # Chat Completions has no error flag on a tool message: the model sees the result's text only.
+    # Ids the API left out (some compatible servers do) are filled in, in the message sent back too.
+
+    supports_turns: ClassVar = True
+
+    def build_turn_request(self, messages: Sequence[Any]) -> HttpRequest:
+        tools, system = self.prefix_parts
+        head = [system] if self.system_prompt else []
+        limit_key = "max_completion_tokens" if self.reasoning_model else "max_tokens"
+        parts = [
+            b'{"model":' + compact_json(self.settings.model),
+            f'"{limit_key}":'.encode() + compact_json(self.settings.max_tokens),
+        ]
+        if self.settings.temperature is not None and not self.reasoning_model:
+            parts.append(b'"temperature":' + compact_json(self.settings.temperature))
+        if self.catalog.tools:
+            parts.append(b'"tools":' + tools)
+        body = b'"messages":[' + b",".join([*head, *(compact_json(message) for message in messages)])
+        parts.append(body + b"]}")
+        return HttpRequest("/chat/completions", b",".join(parts), {"content-type": "application/json"})
+
+    def parse_turn(self, status: int, headers: Mapping[str, str], body: bytes) -> Turn:
+        answer = self.parse_response(status, headers, body)  # raises when the body is unusable
+        message = dict(answer.message) if isinstance(answer.message, dict) else {}
+        raw_calls = message.get("tool_calls") or []
+        sent_back: list[dict[str, Any]] = []
+        calls = []
+        for index, (raw, call) in enumerate(zip(raw_calls, answer.calls, strict=True)):
+            call_id = raw.get("id") if isinstance(raw.get("id"), str) and raw.get("id") else f"call_{index}"
+            sent_back.append({**raw, "id": call_id})
+            calls.append(TurnCall(id=call_id, call=call))
+        assistant: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+        if sent_back:
+            assistant["tool_calls"] = sent_back
+        return Turn(
+            calls=calls,
+            text=answer.text,
+            stop_reason=answer.stop_reason,
+            usage=answer.usage,
+            request_id=answer.request_id,
+            truncated=answer.truncated,
+            message=assistant,
+        )
+
+    def tool_results_turn(self, turn: Turn, results: Sequence[TurnResult]) -> list[Any]:
+        tool_messages = [
+            {"role": "tool", "tool_call_id": result.call_id, "content": content_text(result.content)}
+            for result in results
+        ]
+        return [turn.message, *tool_messages]
+
+    def scripted_turn(self, calls: Sequence[tuple[str, str, dict[str, Any]]], text: str = "") -> Turn:
+        assistant: dict[str, Any] = {"role": "assistant", "content": text or None}
+        turn_calls = []
+        raw_calls = []
+        for call_id, name, arguments in calls:
+            provider_name = self.catalog.names.provider(name)
+            function = {"name": provider_name, "arguments": json.dumps(arguments)}
+            raw_calls.append({"id": call_id, "type": "function", "function": function})
+            turn_calls.append(TurnCall(id=call_id, call=self.tool_call(provider_name, arguments)))
+        if raw_calls:
+            assistant["tool_calls"] = raw_calls
+        return Turn(
+            calls=turn_calls, text=text, stop_reason="tool_calls" if calls else "stop", message=assistant
+        )
 
     def parse_response(self, status: int, headers: Mapping[str, str], body: bytes) -> Answer:
         request_id = header(headers, "x-request-id")

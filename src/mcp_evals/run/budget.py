@@ -72,6 +72,26 @@ class Budget:
         self.reserved_usd += estimate
         return estimate
 
+    def request_cost(self, input_tokens: int) -> float:
+        """The worst case of one request of ``input_tokens``: all of it at the dearest input rate (a cache
+        write), output at ``max_tokens`` (0 when the price is unknown). Sessions know each request's
+        size before sending it; the conversation grows every turn, so the recent costs would not do."""
+        price = self.price
+        if price is None:
+            return 0.0
+        input_cost = input_tokens * max(price.input, price.cache_write) / 1_000_000
+        output_cost = self.max_tokens * price.output / 1_000_000
+        return (input_cost + output_cost) * (batch_discount() if self.batch else 1.0)
+
+    def reserve_tokens(self, input_tokens: int) -> float | None:
+        """Like ``reserve``, for a request whose input size is known (counted, or estimated high)."""
+        estimate = self.request_cost(input_tokens)
+        if self.stopped or not self.allows(estimate):
+            self.stopped = True
+            return None
+        self.reserved_usd += estimate
+        return estimate
+
     def release(self, reservation: float) -> None:
         self.reserved_usd -= reservation
 

@@ -1,0 +1,287 @@
+"""From a records file to its summary (pure): per arm × fault level, per task, and A − B.
+
+The sessions counted are those of the newest header's plan: for each (arm, fault level, task, run)
+the record with that plan's setup (a finished one over a dropout, a later one over an earlier). A
+record of another setup (the task or the arm changed since) is stale and left out. Dropouts and
+budget stops are excluded from every aggregate and counted; so are the sessions that were never run.
+
+Intervals are 95 %: Student's t for means (bad calls per task, steps, path efficiency; a difference
+is the mean of paired differences, A and B of the same task, fault level and run), Wilson for rates.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from pydantic import Field, computed_field
+
+from mcp_evals.score.intervals import Rate
+from mcp_evals.session.metrics import SessionMetrics, session_metrics
+from mcp_evals.session.model import ArmName
+from mcp_evals.session.record import SessionHeader, SessionRecord
+from mcp_evals.strict import StrictModel
+
+# Two-sided 95 % quantiles of Student's t for 1–30 degrees of freedom; beyond, the normal's.
+_T95 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+_Z95 = 1.959963984540054
+
+Cell = tuple[str, float, str, int]
+
+
+class Mean(StrictModel):
+    """A mean with its 95 % interval (None below two values)."""
+
+    n: int = 0
+    mean: float | None = None
+    low: float | None = None
+    high: float | None = None
+
+
+def mean_interval(values: Sequence[float], *, floor: float | None = None) -> Mean:
+    if not values:
+        return Mean()
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return Mean(n=n, mean=mean)
+    variance = sum((value - mean) ** 2 for value in values) / (n - 1)
+    quantile = _T95[n - 2] if n - 1 <= len(_T95) else _Z95
+    margin = quantile * math.sqrt(variance / n)
+    low = mean - margin if floor is None else max(floor, mean - margin)
+    return Mean(n=n, mean=mean, low=low, high=mean + margin)
+
+
+class CellSummary(StrictModel):
+    """One arm at one fault level."""
+
+    arm: ArmName
+    fault_percent: float
+    planned: int = 0
+    finished: int = 0
+    dropouts: dict[str, int] = Field(default_factory=dict)
+    budget_stops: int = 0
+    not_run: int = 0
+    bad_calls: Mean = Field(default_factory=Mean, description="Bad calls per task (a session).")
+    repeated_after_error: Mean = Field(default_factory=Mean)
+    schema_rejected: Mean = Field(default_factory=Mean)
+    insistence: Mean = Field(default_factory=Mean)
+    accuracy: Rate = Field(default_factory=Rate)
+    steps: Mean = Field(default_factory=Mean)
+    tool_success_rate: float | None = None
+    path_efficiency: Mean = Field(default_factory=Mean)
+    expected_in_order: Rate = Field(default_factory=Rate)
+    uncaveated: Rate = Field(
+        default_factory=Rate, description="(d): judged answers quoting without a caveat."
+    )
+    cost_usd: float = 0.0
+    judge_cost_usd: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class Difference(StrictModel):
+    """A − B at one fault level, over the pairs where both arms finished."""
+
+    fault_percent: float
+    pairs: int = 0
+    bad_calls: Mean = Field(default_factory=Mean)
+    accuracy: Mean = Field(default_factory=Mean, description="In points of 1 (0.25 = 25 points).")
+
+
+class TaskRow(StrictModel):
+    task_id: str
+    trap: str | None = None
+    bad_calls: dict[str, Mean] = Field(default_factory=dict, description="By `arm fault%`.")
+    correct: dict[str, Rate] = Field(default_factory=dict)
+
+
+class SessionSummary(StrictModel):
+    name: str
+    provider: str
+    model: str
+    date: str
+    git_sha: str
+    tool_version: str
+    arms: dict[str, str] = Field(description="Arm → its system prompt.")
+    arm_descriptions: dict[str, str] = Field(default_factory=dict)
+    judge_model: str | None = None
+    planned: int = 0
+    finished: int = 0
+    dropouts: dict[str, int] = Field(default_factory=dict)
+    budget_stops: int = 0
+    not_run: int = 0
+    stale: int = Field(0, description="Records of an earlier setup, left out.")
+    cells: list[CellSummary] = Field(default_factory=list)
+    differences: list[Difference] = Field(default_factory=list)
+    tasks: list[TaskRow] = Field(default_factory=list)
+    cost_usd: float = 0.0
+    judge_cost_usd: float = 0.0
+    notes: list[str] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def preliminary(self) -> bool:
+        """Not every planned session finished: the numbers describe only those that did."""
+        return self.finished < self.planned
+
+
+def current_records(
+    header: SessionHeader, sessions: Sequence[SessionRecord]
+) -> tuple[dict[Cell, SessionRecord], int]:
+    """The record of each planned session under ``header``'s setup, and how many records are stale."""
+    task_set = header.task_set
+    tasks = {task.id: task for task in task_set.tasks}
+    wanted: dict[Cell, str] = {}
+    for arm, percent, task_id, run in header.planned():
+        level = task_set.faults.level(percent)
+        if level is not None and task_id in tasks:
+            wanted[(arm, percent, task_id, run)] = task_set.setup_hash(arm, level, tasks[task_id])
+    chosen: dict[Cell, SessionRecord] = {}
+    stale = 0
+    for record in sessions:
+        cell = record.key.cell()
+        if wanted.get(cell) != record.setup_hash or record.key.date != header.date:
+            stale += 1
+            continue
+        previous = chosen.get(cell)
+        if previous is None or record.status == "finished" or previous.status != "finished":
+            chosen[cell] = record
+    return chosen, stale
+
+
+def summarize(header: SessionHeader, sessions: Sequence[SessionRecord]) -> SessionSummary:
+    task_set = header.task_set
+    tasks = {task.id: task for task in task_set.tasks}
+    chosen, stale = current_records(header, sessions)
+    metrics: dict[Cell, SessionMetrics] = {
+        cell: session_metrics(record, tasks[cell[2]], header.catalog, task_set.transient_errors)
+        for cell, record in chosen.items()
+        if record.status == "finished"
+    }
+    settings = header.settings
+    summary = SessionSummary(
+        name=task_set.name or header.task_set_path,
+        provider=header.provider,
+        model=header.model,
+        date=header.date,
+        git_sha=header.git_sha,
+        tool_version=header.tool_version,
+        arms={arm: setup.system_prompt for arm, setup in header.arms.items()},
+        arm_descriptions={arm: task_set.arms[arm].description for arm in settings.arms},
+        judge_model=settings.judge_model,
+        stale=stale,
+        notes=list(header.notes),
+    )
+    planned = header.planned()
+    summary.planned = len(planned)
+    for arm in settings.arms:
+        for percent in settings.fault_percents:
+            cells = [cell for cell in planned if cell[0] == arm and cell[1] == percent]
+            summary.cells.append(_cell(arm, percent, cells, chosen, metrics))
+    dropouts: Counter[str] = Counter()
+    for cell_summary in summary.cells:
+        summary.finished += cell_summary.finished
+        summary.budget_stops += cell_summary.budget_stops
+        summary.not_run += cell_summary.not_run
+        dropouts.update(cell_summary.dropouts)
+        summary.cost_usd += cell_summary.cost_usd
+        summary.judge_cost_usd += cell_summary.judge_cost_usd
+    summary.dropouts = dict(dropouts)
+    if set(settings.arms) == {"A", "B"}:
+        summary.differences = [_difference(percent, planned, metrics) for percent in settings.fault_percents]
+    summary.tasks = [_task_row(task_id, header, metrics) for task_id in settings.task_ids]
+    return summary
+
+
+def _cell(
+    arm: ArmName,
+    percent: float,
+    cells: Sequence[Cell],
+    chosen: dict[Cell, SessionRecord],
+    metrics: dict[Cell, SessionMetrics],
+) -> CellSummary:
+    summary = CellSummary(arm=arm, fault_percent=percent, planned=len(cells))
+    done = [metrics[cell] for cell in cells if cell in metrics]
+    dropouts: Counter[str] = Counter()
+    for cell in cells:
+        record = chosen.get(cell)
+        if record is None:
+            summary.not_run += 1
+            continue
+        summary.cost_usd += record.cost_usd or 0.0
+        summary.input_tokens += record.usage.total_input
+        summary.output_tokens += record.usage.output_tokens
+        if record.judge is not None:
+            summary.judge_cost_usd += record.judge.cost_usd or 0.0
+        if record.status == "budget":
+            summary.budget_stops += 1
+        elif record.status == "dropout":
+            dropouts[record.error_kind or "unknown"] += 1
+    summary.dropouts = dict(dropouts)
+    summary.finished = len(done)
+    summary.bad_calls = mean_interval([m.bad_calls for m in done], floor=0.0)
+    summary.repeated_after_error = mean_interval([m.repeated_after_error for m in done], floor=0.0)
+    summary.schema_rejected = mean_interval([m.schema_rejected for m in done], floor=0.0)
+    summary.insistence = mean_interval([m.insistence for m in done], floor=0.0)
+    checked = [m.answer_correct for m in done if m.answer_correct is not None]
+    summary.accuracy = Rate.of(sum(checked), len(checked))
+    summary.steps = mean_interval([m.steps for m in done], floor=0.0)
+    calls = sum(m.calls for m in done)
+    summary.tool_success_rate = (calls - sum(m.failed_calls for m in done)) / calls if calls else None
+    summary.path_efficiency = mean_interval([m.path_efficiency for m in done], floor=0.0)
+    summary.expected_in_order = Rate.of(sum(m.expected_in_order for m in done), len(done))
+    judged = [m.unstable_uncaveated for m in done if m.unstable_uncaveated is not None]
+    summary.uncaveated = Rate.of(sum(judged), len(judged))
+    return summary
+
+
+def _difference(percent: float, planned: Sequence[Cell], metrics: dict[Cell, SessionMetrics]) -> Difference:
+    bad: list[float] = []
+    correct: list[float] = []
+    for arm, cell_percent, task_id, run in planned:
+        if arm != "A" or cell_percent != percent:
+            continue
+        a, b = metrics.get(("A", percent, task_id, run)), metrics.get(("B", percent, task_id, run))
+        if a is None or b is None:
+            continue
+        bad.append(a.bad_calls - b.bad_calls)
+        if a.answer_correct is not None and b.answer_correct is not None:
+            correct.append(float(a.answer_correct) - float(b.answer_correct))
+    return Difference(
+        fault_percent=percent, pairs=len(bad), bad_calls=mean_interval(bad), accuracy=mean_interval(correct)
+    )
+
+
+def _task_row(task_id: str, header: SessionHeader, metrics: dict[Cell, SessionMetrics]) -> TaskRow:
+    task = next(task for task in header.task_set.tasks if task.id == task_id)
+    row = TaskRow(task_id=task_id, trap=task.trap.kind if task.trap is not None else None)
+    for arm in header.settings.arms:
+        for percent in header.settings.fault_percents:
+            found = [
+                value
+                for (cell_arm, cell_percent, cell_task, _), value in metrics.items()
+                if cell_arm == arm and cell_percent == percent and cell_task == task_id
+            ]
+            label = column_label(arm, percent)
+            row.bad_calls[label] = mean_interval([m.bad_calls for m in found], floor=0.0)
+            checked = [m.answer_correct for m in found if m.answer_correct is not None]
+            row.correct[label] = Rate.of(sum(checked), len(checked))
+    return row
+
+
+def column_label(arm: str, percent: float) -> str:
+    return f"{arm} {percent:g}%"
+
+
+_SHA = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+def short_sha(sha: str) -> str:
+    return sha[:7] if _SHA.match(sha) else sha

@@ -1,0 +1,145 @@
+"""``mcp-evals session --dry``: what a run would cost, before anyone pays.
+
+A scripted model plays each task's ``script`` against the real server — one call a turn, then a
+final answer — through the same loop, arms and transforms as a live run (without faults), so every
+request is the one a competent model would cause. Each request's input tokens and each tool
+result's tokens come from Anthropic's free ``count_tokens`` endpoint with ``--count-tokens`` and a
+key, else from the local estimate (±20 %). Output is assumed at ``ASSUMED_OUTPUT_TOKENS`` a turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.providers.base import HttpRequest, Provider, ProviderFailure, Turn
+from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price
+from mcp_evals.providers.tokens import estimate_request_tokens, estimate_tokens
+from mcp_evals.record.model import Usage
+from mcp_evals.run.retry import RetryPolicy, with_retries
+from mcp_evals.session.loop import Ask
+from mcp_evals.session.model import Task
+from mcp_evals.session.record import SessionRecord, content_text
+
+SCRIPTED_ANSWER = "Done: here is what I found."
+COUNT_RETRY = RetryPolicy(max_attempts=4, max_wait=10)
+
+
+@dataclass
+class Counter:
+    """Input tokens of a request and tokens of a piece of text: exact when the API counts for free."""
+
+    provider: Provider
+    bare: Provider | None  # the same API with no tools and no system prompt: counts text alone
+    exact: bool = False
+    problem: str | None = None
+    _baseline: int | None = None
+
+    async def request(self, request: HttpRequest) -> int:
+        if self.exact:
+            try:
+                counted = await with_retries(COUNT_RETRY, lambda: self.provider.count_tokens(request))
+            except ProviderFailure as failure:
+                self._give_up(failure)
+            else:
+                if counted is not None:
+                    return counted
+        prefix, rest = estimate_request_tokens(request.body, b"")
+        return prefix + rest
+
+    async def text(self, text: str) -> int:
+        if self.exact and self.bare is not None:
+            bare = self.bare
+            try:
+                if self._baseline is None:
+                    empty = bare.build_turn_request(bare.opening_turn("."))
+                    self._baseline = await with_retries(COUNT_RETRY, lambda: bare.count_tokens(empty)) or 0
+                whole = bare.build_turn_request(bare.opening_turn(text))
+                counted = await with_retries(COUNT_RETRY, lambda: bare.count_tokens(whole))
+            except ProviderFailure as failure:
+                self._give_up(failure)
+            else:
+                if counted is not None:
+                    return max(0, counted - self._baseline)
+        return estimate_tokens(text)
+
+    def _give_up(self, failure: ProviderFailure) -> None:
+        self.exact = False
+        self.problem = f"count_tokens failed ({failure.message}); using a local estimate"
+
+
+def ask_scripted(provider: Provider, task: Task, counter: Counter, output_tokens: int) -> Ask:
+    """The scripted model: turn k makes the script's k-th call; the turn after the last one answers."""
+
+    async def ask(request: HttpRequest, index: int) -> tuple[Turn, int]:
+        if index <= len(task.script):
+            step = task.script[index - 1]
+            turn = provider.scripted_turn([(f"call_{index:03d}", step.tool, dict(step.arguments))])
+        else:
+            turn = provider.scripted_turn([], SCRIPTED_ANSWER)
+        turn.usage = Usage(input_tokens=await counter.request(request), output_tokens=output_tokens)
+        return turn, 1
+
+    return ask
+
+
+@dataclass
+class DrySession:
+    """One played task in one arm: its requests' input tokens and its tool results' tokens."""
+
+    task: Task
+    arm: str
+    record: SessionRecord
+    result_tokens: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def inputs(self) -> list[int]:
+        return [turn.usage.input_tokens for turn in self.record.turns]
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(turn.usage.output_tokens for turn in self.record.turns)
+
+    def problems(self) -> list[str]:
+        """The script's calls that did not work: an author wants to know before a paid run."""
+        found = []
+        for number, (call, step) in enumerate(
+            zip(self.record.calls, self.task.script, strict=False), start=1
+        ):
+            if (call.result.is_error or call.error is not None) and not step.expect_error:
+                found.append(f"script call {number} ({call.tool}) got an error: {call.result.text[:200]}")
+        if self.record.status != "finished":
+            found.append(f"the session did not finish: {self.record.error_kind}: {self.record.error_message}")
+        return found
+
+
+async def measure_results(session: DrySession, counter: Counter) -> None:
+    for call in session.record.calls:
+        shown = content_text(call.delivered if call.delivered is not None else call.result.content)
+        session.result_tokens.append((call.tool, await counter.text(shown)))
+
+
+def session_cost(inputs: list[int], output_tokens: int, price: Price, *, caching: bool) -> float:
+    """A session's cost: every turn re-sends the conversation. With caching, each turn reads what the
+    one before it sent and writes only what is new (the first writes everything); below the model's
+    minimum cacheable length nothing is cached."""
+    total = output_tokens * price.output
+    previous = 0
+    for tokens in inputs:
+        if caching and tokens >= price.min_cache_tokens:
+            read = min(previous, tokens)
+            total += read * price.cache_read + (tokens - read) * price.cache_write
+        else:
+            total += tokens * price.input
+        previous = tokens
+    return total / 1_000_000
+
+
+def worst_case_extra(turns: int, max_tokens: int, price: Price) -> float:
+    """The extra cost if every turn's answer used ``max_tokens`` instead of the assumed output."""
+    return turns * max(0, max_tokens - ASSUMED_OUTPUT_TOKENS) * price.output / 1_000_000
+
+
+def bare_provider(provider: Provider) -> Provider:
+    """The same API and key with no tools and no system prompt (to count a text alone)."""
+    return type(provider)(provider.settings, Catalog(tools=[]), "")

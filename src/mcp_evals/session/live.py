@@ -1,0 +1,310 @@
+"""Running sessions for the command line: a paid run with its records and resume, and ``--dry``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+
+from mcp_evals._version import __version__
+from mcp_evals.errors import InputFileError
+from mcp_evals.providers.anthropic import AnthropicProvider
+from mcp_evals.providers.base import Provider
+from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
+from mcp_evals.run.budget import Budget
+from mcp_evals.run.retry import RetryPolicy
+from mcp_evals.session.aggregate import current_records
+from mcp_evals.session.dry import (
+    Counter,
+    DrySession,
+    ask_scripted,
+    bare_provider,
+    measure_results,
+    session_cost,
+    worst_case_extra,
+)
+from mcp_evals.session.load import arm_catalog
+from mcp_evals.session.loop import Ask, ask_live, run_session
+from mcp_evals.session.model import ArmName, FaultLevel, Task
+from mcp_evals.session.prepare import Prepared
+from mcp_evals.session.record import ArmSetup, SessionHeader, SessionKey, SessionSettings
+from mcp_evals.session.records_file import RecordsWriter, read_records, records_path
+from mcp_evals.session.runner import Cell, RunOutcome, SessionRun, plan_sessions
+from mcp_evals.session.server import ToolBoundary
+
+Say = Callable[[str], None]
+
+
+@dataclass
+class Plan:
+    arms: list[ArmName]
+    levels: list[FaultLevel]
+    tasks: list[Task]
+    runs: int
+
+    @property
+    def sessions(self) -> int:
+        return len(self.arms) * len(self.levels) * len(self.tasks) * self.runs
+
+
+@dataclass
+class LiveSettings:
+    date: str
+    git_sha: str
+    results_dir: Path
+    budget_usd: float | None
+    price: Price | None
+    max_tokens: int
+    temperature: float | None
+    retry: RetryPolicy
+    request_deadline: float
+    count_tokens: bool
+    notes: list[str]
+
+
+def resume_cells(path: Path, header: SessionHeader) -> set[Cell]:
+    """The sessions the records file already holds as finished under this run's setup.
+
+    A file of another provider or model is refused rather than mixed (exit 3)."""
+    if not path.exists():
+        return set()
+    earlier = read_records(path)
+    for old in earlier.headers:
+        if (old.provider, old.model) != (header.provider, header.model):
+            raise InputFileError(
+                f"{path}: holds sessions of {old.provider}/{old.model} from today and this commit; "
+                f"this run uses {header.provider}/{header.model}",
+                hint="give this run its own folder with --results DIR",
+            )
+    chosen, _ = current_records(header, earlier.sessions)
+    return {cell for cell, record in chosen.items() if record.status == "finished"}
+
+
+def make_header(
+    prepared: Prepared,
+    providers: dict[ArmName, Provider],
+    plan: Plan,
+    settings: LiveSettings,
+    judge_model: str | None,
+) -> SessionHeader:
+    first = next(iter(providers.values()))
+    return SessionHeader(
+        tool_version=__version__,
+        date=settings.date,
+        git_sha=settings.git_sha,
+        provider=first.name,
+        model=first.settings.model,
+        task_set_path=prepared.task_set.shown_path,
+        task_set=prepared.task_set,
+        catalog=prepared.catalog,
+        arms={
+            arm: ArmSetup(system_prompt=provider.system_prompt, catalog_hash=provider.catalog.hash)
+            for arm, provider in providers.items()
+        },
+        settings=SessionSettings(
+            max_tokens=settings.max_tokens,
+            temperature=settings.temperature,
+            budget_usd=settings.budget_usd,
+            count_tokens=settings.count_tokens,
+            judge_model=judge_model,
+            runs=plan.runs,
+            arms=plan.arms,
+            fault_percents=[level.percent for level in plan.levels],
+            task_ids=[task.id for task in plan.tasks],
+        ),
+        notes=settings.notes,
+    )
+
+
+def run_live(
+    prepared: Prepared,
+    providers: dict[ArmName, Provider],
+    judge: Provider | None,
+    plan: Plan,
+    settings: LiveSettings,
+    say: Say,
+) -> tuple[Path, RunOutcome]:
+    """Run the plan's missing sessions; returns the records file and what the run came to."""
+    path = records_path(settings.results_dir, settings.date, settings.git_sha)
+    header = make_header(prepared, providers, plan, settings, judge.settings.model if judge else None)
+    done = resume_cells(path, header)
+    schedule = plan_sessions(prepared.task_set, plan.arms, plan.levels, plan.tasks, plan.runs)
+    if done:
+        kept = sum(1 for item in schedule if item.cell in done)
+        say(f"resume: {kept} finished session(s) kept from {path}; {len(schedule) - kept} to run")
+    writer = RecordsWriter(path)
+    writer.write(header)
+    budget = (
+        Budget(settings.budget_usd, settings.price, settings.max_tokens)
+        if settings.price is not None
+        else None
+    )
+
+    def asker(provider: Provider) -> Ask:
+        return ask_live(provider, settings.retry, settings.request_deadline)
+
+    runner = SessionRun(
+        task_set=prepared.task_set,
+        server=prepared.server,
+        config=prepared.config,
+        catalog=prepared.catalog,
+        providers=providers,
+        ask={arm: asker(provider) for arm, provider in providers.items()},
+        budget=budget,
+        writer=writer,
+        date=settings.date,
+        git_sha=settings.git_sha,
+        judge=judge,
+        judge_ask=asker(judge) if judge is not None else None,
+        count_tokens=settings.count_tokens,
+        say=say,
+    )
+
+    async def main() -> RunOutcome:
+        try:
+            return await runner.run(schedule, done)
+        finally:
+            for provider in [*providers.values(), *([judge] if judge else [])]:
+                await provider.aclose()
+
+    try:
+        outcome = anyio.run(main)
+    finally:
+        writer.close()
+    return path, outcome
+
+
+# -- --dry ------------------------------------------------------------------------------------------
+
+
+async def _play(
+    prepared: Prepared, providers: dict[ArmName, Provider], plan: Plan, count_tokens: bool, say: Say
+) -> tuple[list[DrySession], Counter | None]:
+    from mcp_evals.servers.client import open_session
+
+    played: list[DrySession] = []
+    counters: dict[ArmName, Counter] = {}
+    for arm, provider in providers.items():
+        exact = (
+            count_tokens and isinstance(provider, AnthropicProvider) and provider.settings.api_key is not None
+        )
+        counters[arm] = Counter(provider, bare_provider(provider) if exact else None, exact=exact)
+    no_faults = FaultLevel(percent=0)
+    task_set = prepared.task_set
+    for task in plan.tasks:
+        for arm in plan.arms:
+            provider = providers[arm]
+            async with open_session(prepared.server, prepared.config, list_tools=False) as server_session:
+                boundary = ToolBoundary(
+                    server_session,
+                    arm_catalog(prepared.catalog, task_set, arm),
+                    seed=task_set.faults.seed,
+                    level=no_faults,
+                    step_timeout=task_set.timeouts.step_seconds,
+                )
+                outcome = await run_session(
+                    provider=provider,
+                    ask=ask_scripted(provider, task, counters[arm], ASSUMED_OUTPUT_TOKENS),
+                    boundary=boundary,
+                    task=task,
+                    transforms=task_set.arms[arm].transforms,
+                    budget=None,
+                    key=SessionKey(
+                        date="dry", git_sha="dry", arm=arm, fault_percent=0, task_id=task.id, run=1
+                    ),
+                    setup_hash="dry",
+                    session_timeout=task_set.timeouts.session_seconds,
+                )
+            session = DrySession(task, arm, outcome.record)
+            await measure_results(session, counters[arm])
+            played.append(session)
+    for provider in providers.values():
+        await provider.aclose()
+    counter = next(iter(counters.values()), None)
+    return played, counter
+
+
+def run_dry(
+    prepared: Prepared,
+    providers: dict[ArmName, Provider],
+    plan: Plan,
+    *,
+    price: Price | None,
+    budget_usd: float | None,
+    count_tokens: bool,
+    max_tokens: int,
+    emit: Say,
+    say: Say,
+) -> None:
+    """Play every task's script in every arm on the real server and print the estimated cost."""
+    first = next(iter(providers.values()))
+    api = first.label or first.name
+    emit(f"mcp-evals session --dry: nothing billable is sent ({api}, model {first.settings.model})")
+    emit("a scripted model plays each task's script against the real server (no faults), then answers")
+    played, counter = anyio.run(_play, prepared, providers, plan, count_tokens, say)
+    exact = counter is not None and counter.exact
+    if counter is not None and counter.problem:
+        say(f"note: {counter.problem}")
+    if count_tokens and not exact:
+        say("note: --count-tokens needs the anthropic provider and ANTHROPIC_API_KEY; using a local estimate")
+    emit(
+        "tokens counted with Anthropic's free count_tokens endpoint"
+        if exact
+        else "tokens from a local estimate (±20%)"
+    )
+    caching = first.caching
+    per_session: dict[tuple[str, str], float] = {}
+    turns_total = 0
+    for session in played:
+        results = ", ".join(f"{tool} {tokens:,}" for tool, tokens in session.result_tokens) or "none"
+        line = (
+            f"  {session.task.id} · arm {session.arm}: {len(session.record.turns)} turns · "
+            f"tool results {results} tokens · input {sum(session.inputs):,} tokens"
+        )
+        if price is not None:
+            cost = session_cost(session.inputs, session.output_tokens, price, caching=caching)
+            uncached = session_cost(session.inputs, session.output_tokens, price, caching=False)
+            per_session[(session.task.id, session.arm)] = cost
+            line += f" · ${cost:.4f}" + (f" (${uncached:.4f} without caching)" if caching else "")
+        emit(line)
+        for problem in session.problems():
+            say(f"warning: {session.task.id} · arm {session.arm}: {problem}")
+        turns_total += len(session.record.turns)
+    repeats = len(plan.levels) * plan.runs
+    emit(
+        f"planned run: {len(plan.tasks)} tasks × {len(plan.arms)} arms × {len(plan.levels)} fault levels × "
+        f"{plan.runs} run(s) = {plan.sessions} sessions"
+    )
+    if price is None:
+        emit("no price known for this model: token counts only (add it under run.prices in the config)")
+        return
+    total = sum(per_session.values()) * repeats
+    emit(
+        f"estimated cost (prices as of {prices_as_of()}; output assumed {ASSUMED_OUTPUT_TOKENS} tokens "
+        "a turn): "
+        f"${total:.4f} for the planned run" + (" with caching" if caching else "")
+    )
+    emit(
+        f"  worst case (every turn uses max_tokens {max_tokens}): "
+        f"+${worst_case_extra(turns_total, max_tokens, price) * repeats:.4f}"
+    )
+    emit("  faults add turns (errors, retries): expect more at the higher fault levels")
+    if budget_usd is not None:
+        schedule = plan_sessions(prepared.task_set, plan.arms, plan.levels, plan.tasks, plan.runs)
+        spent = 0.0
+        fits = 0
+        for item in schedule:
+            cost = per_session.get((item.task.id, item.arm), 0.0)
+            if spent + cost > budget_usd:
+                break
+            spent += cost
+            fits += 1
+        if fits == len(schedule):
+            emit(f"budget ${budget_usd:g}: the planned run fits (about ${total:.4f})")
+        else:
+            emit(
+                f"budget ${budget_usd:g}: a live run would stop after about {fits} of {len(schedule)} "
+                "sessions (PRELIMINARY)"
+            )

@@ -1,0 +1,100 @@
+"""``mcp-evals session validate``: a task set against the catalog, with no model and no cost.
+
+Every tool a task names (``expected_tools``, ``script``), an arm rewrites or a fault level targets
+must be in the catalog (with a did-you-mean); every script call's arguments must fit the tool's
+input schema; a task needs room for its script (``max_steps`` above the script's length: one turn
+per call, then the answer). Warnings: expected tools the script does not call in that order.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import jsonschema
+from pydantic import BaseModel
+
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.config.documents import dotted
+from mcp_evals.errors import where
+from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
+from mcp_evals.score.arguments import SchemaValidators
+from mcp_evals.session.metrics import in_order
+from mcp_evals.session.model import ARM_NAMES, TaskSet
+
+
+class TaskProblem(BaseModel):
+    severity: Literal["error", "warning"]
+    file: str
+    line: int | None
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        text = f"{where(self.file, self.line, self.field)}: {self.severity}: {self.message}"
+        return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def validate_task_set(task_set: TaskSet, catalog: Catalog) -> list[TaskProblem]:
+    """Every problem of ``task_set`` against ``catalog``, errors first, in file order."""
+    problems: list[TaskProblem] = []
+    suggest = Suggester(catalog.tool_names)
+    validators = SchemaValidators()
+
+    def add(
+        location: tuple[str | int, ...], message: str, severity: Literal["error", "warning"] = "error"
+    ) -> None:
+        problems.append(
+            TaskProblem(
+                severity=severity,
+                file=task_set.shown_path,
+                line=task_set.line_of(location),
+                field=dotted(location),
+                message=message,
+            )
+        )
+
+    def known(location: tuple[str | int, ...], name: str) -> bool:
+        if catalog.get(name) is not None:
+            return True
+        add(location, f"no tool {name!r} in the catalog{did_you_mean(suggest(name))}")
+        return False
+
+    for index, task in enumerate(task_set.tasks):
+        base: tuple[str | int, ...] = ("tasks", index)
+        for position, name in enumerate(task.expected_tools):
+            known((*base, "expected_tools", position), name)
+        for position, step in enumerate(task.script):
+            location = (*base, "script", position)
+            if not known((*location, "tool"), step.tool):
+                continue
+            tool = catalog.get(step.tool)
+            assert tool is not None
+            validator, _ = validators.validator(tool)
+            if validator is None:
+                continue  # the tool's own schema is broken: nothing to check the script against
+            for error in sorted(validator.iter_errors(step.arguments), key=jsonschema.exceptions.relevance)[
+                :3
+            ]:
+                path = [part for part in error.absolute_path]
+                add((*location, "arguments", *path), f"{step.tool}: {error.message}")
+        if task.max_steps <= len(task.script):
+            add(
+                (*base, "max_steps"),
+                f"max_steps {task.max_steps} leaves no turn for the answer after the script's "
+                f"{len(task.script)} call(s); give at least {len(task.script) + 1}",
+            )
+        called = [step.tool for step in task.script]
+        all_known = all(catalog.get(name) is not None for name in [*called, *task.expected_tools])
+        if all_known and task.expected_tools and not in_order(task.expected_tools, called):
+            add(
+                (*base, "expected_tools"),
+                "the script does not call the expected tools in this order; one of the two is wrong",
+                "warning",
+            )
+    for arm in ARM_NAMES:
+        for name in task_set.arms[arm].descriptions:
+            known(("arms", arm, "descriptions", name), name)
+    for index, level in enumerate(task_set.faults.levels):
+        for position, name in enumerate(level.tools):
+            known(("faults", "levels", index, "tools", position), name)
+    return sorted(problems, key=lambda problem: (problem.severity != "error", problem.line or 0))

@@ -20,14 +20,7 @@ from conftest import EXAMPLES, Cli, Project
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.base import Job, ProviderSettings
-from mcp_evals.providers.lexical import (
-    LexicalProvider,
-    idf,
-    required_words,
-    stem,
-    tool_words,
-    unit_score,
-)
+from mcp_evals.providers.lexical import LexicalProvider, idf, required_words, stem, tool_words, unit_score
 from mcp_evals.record.read import read_results
 from mcp_evals.score import Scorecard, score_results
 from support.catalog_helpers import PYTHON, node_server, write_config

@@ -21,7 +21,8 @@ from conftest import HELPDESK, RunCli
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.load import load_config
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers.base import Job, ProviderFailure, ProviderSettings
+from mcp_evals.providers.base import Job, ProviderSettings
+from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.openai import OpenAIProvider
 from mcp_evals.record.read import read_results
 from support.llama_cpp import (

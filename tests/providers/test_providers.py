@@ -16,7 +16,8 @@ from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.http_headers import parse_retry_after
 from mcp_evals.providers.anthropic import AnthropicProvider
-from mcp_evals.providers.base import ONE_TOOL_INSTRUCTION, Job, ProviderFailure, ProviderSettings, Secret
+from mcp_evals.providers.base import ONE_TOOL_INSTRUCTION, Job, ProviderSettings, Secret
+from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.lexical import LexicalProvider
 from mcp_evals.providers.openai import OpenAIProvider
 

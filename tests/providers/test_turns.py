@@ -13,8 +13,10 @@ from fakes.fake_openai import Call as OpenAICall
 from fakes.fake_openai import FakeOpenAI, RawArguments
 from fakes.fake_openai import conversation_problem as openai_problem
 from mcp_evals.providers.anthropic import AnthropicProvider
-from mcp_evals.providers.base import ProviderFailure, ProviderSettings, Secret, TurnResult
+from mcp_evals.providers.base import ProviderSettings, Secret
+from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.openai import OpenAIProvider
+from mcp_evals.providers.turns import TurnResult
 
 from .test_providers import SYSTEM, small_catalog
 

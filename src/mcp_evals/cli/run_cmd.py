@@ -34,7 +34,8 @@ from mcp_evals.fixtures.validate import has_errors, locate_in_config, validate_f
 from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.output.files import check_writable, refuse_inputs
 from mcp_evals.output.reports import configured_report_paths
-from mcp_evals.providers.base import Provider, ProviderFailure, ProviderSettings
+from mcp_evals.providers.base import Provider, ProviderSettings
+from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import Price, find_price, require_price
 from mcp_evals.providers.registry import PROVIDER_NAMES, PROVIDERS, Choice, choose_provider
 from mcp_evals.providers.replay import ReplayProvider

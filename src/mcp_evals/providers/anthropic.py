@@ -23,19 +23,14 @@ from mcp_evals.providers.base import (
     HttpRequest,
     Job,
     Provider,
-    ProviderFailure,
     ToolSearch,
-    Turn,
-    TurnCall,
-    TurnResult,
     as_dict,
     compact_json,
-    content_text,
-    http_failure,
     json_body,
-    status_verdict,
 )
+from mcp_evals.providers.failures import ProviderFailure, http_failure, status_verdict
 from mcp_evals.providers.pricing import find_price, rejects_forced_tool_choice
+from mcp_evals.providers.turns import Turn, TurnCall, TurnResult, content_text
 from mcp_evals.record.model import ErrorKind, ToolChoiceMode, Usage
 
 # From this version on the API rejects sampling parameters (temperature, top_p, top_k) with a 400.

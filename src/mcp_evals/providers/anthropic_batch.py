@@ -26,15 +26,8 @@ from urllib.parse import urlsplit
 import anyio
 
 from mcp_evals.output.files import atomic_write
-from mcp_evals.providers.base import (
-    Answer,
-    HttpRequest,
-    Job,
-    ProviderFailure,
-    as_dict,
-    compact_json,
-    json_body,
-)
+from mcp_evals.providers.base import Answer, HttpRequest, Job, as_dict, compact_json, json_body
+from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.record.model import ErrorKind, ToolChoiceMode
 
 if TYPE_CHECKING:

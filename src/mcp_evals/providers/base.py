@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Literal
@@ -35,7 +35,8 @@ import httpx
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.http_headers import header, parse_retry_after
+from mcp_evals.providers.failures import ProviderFailure
+from mcp_evals.providers.turns import Turn, TurnResult
 from mcp_evals.record.model import ErrorKind, ProviderName, Retrieval, ToolCall, ToolChoiceMode, Usage
 from mcp_evals.redact import scrub
 
@@ -150,100 +151,6 @@ class Answer:
     )
 
 
-class ProviderFailure(Exception):
-    """A request that produced no usable answer, classified for the runner."""
-
-    def __init__(
-        self,
-        kind: ErrorKind,
-        message: str,
-        *,
-        transient: bool,
-        retry_after: float | None = None,
-        status: int | None = None,
-        request_id: str | None = None,
-        rejects_forced_tool_choice: bool = False,
-        stops_run: bool | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.kind: ErrorKind = kind
-        self.message = message
-        self.transient = transient
-        self.retry_after = retry_after
-        self.status = status
-        self.request_id = request_id
-        self.rejects_forced_tool_choice = rejects_forced_tool_choice
-        # Fatal errors stop the whole run (no later request can succeed); a few failures are final for
-        # one fixture only (a replay source without that fixture).
-        self.stops_run = (not transient) if stops_run is None else stops_run
-
-    @classmethod
-    def transient_failure(
-        cls, kind: ErrorKind, message: str, *, status: int | None = None, request_id: str | None = None
-    ) -> ProviderFailure:
-        """A failure a later attempt may not have (a timeout, a reset connection, a malformed body)."""
-        return cls(kind, message, transient=True, status=status, request_id=request_id)
-
-    @classmethod
-    def rate_limited(
-        cls, message: str, after: float | None = None, *, status: int = 429, request_id: str | None = None
-    ) -> ProviderFailure:
-        """Too many requests: retry after ``after`` seconds (the server's retry-after), else the backoff."""
-        return cls(
-            "rate_limited", message, transient=True, retry_after=after, status=status, request_id=request_id
-        )
-
-    @classmethod
-    def fatal(
-        cls, kind: ErrorKind, message: str, *, status: int | None = None, request_id: str | None = None
-    ) -> ProviderFailure:
-        """No later request can succeed (a bad key, no credit, an unknown model): stop dispatching."""
-        return cls(kind, message, transient=False, status=status, request_id=request_id)
-
-    @classmethod
-    def final_for_fixture(cls, kind: ErrorKind, message: str) -> ProviderFailure:
-        """This fixture gets no answer, but others may (a replay source without it): no retry, no stop."""
-        return cls(kind, message, transient=False, stops_run=False)
-
-    @classmethod
-    def forced_tool_choice_rejected(
-        cls, message: str, *, status: int | None = None, request_id: str | None = None
-    ) -> ProviderFailure:
-        """The model refuses forced tool use: the runner falls back to ``auto`` plus an instruction."""
-        return cls(
-            "invalid_request",
-            message,
-            transient=False,
-            status=status,
-            request_id=request_id,
-            rejects_forced_tool_choice=True,
-        )
-
-    def __repr__(self) -> str:
-        return f"ProviderFailure({self.kind!r}, {self.message!r}, transient={self.transient})"
-
-
-def status_verdict(status: int) -> tuple[ErrorKind, bool]:
-    """The default (kind, transient) of an HTTP status; providers refine it from the body."""
-    if status in (401, 403):
-        return "auth", False
-    if status == 402:
-        return "billing", False
-    if status == 404:
-        return "not_found", False
-    if status == 408:
-        return "timeout", True
-    if status == 409:
-        return "server_error", True  # the official SDKs retry conflicts
-    if status == 429:
-        return "rate_limited", True
-    if status in (503, 529):
-        return "overloaded", True
-    if status >= 500:
-        return "server_error", True
-    return "invalid_request", False
-
-
 def compact_json(value: Any) -> bytes:
     """The JSON bytes a request carries: compact and stable, so equal values are equal bytes."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -261,80 +168,7 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def http_failure(
-    status: int,
-    headers: Mapping[str, str],
-    *,
-    kind: ErrorKind,
-    transient: bool,
-    label: str,
-    message: str,
-    request_id: str | None,
-    request_id_header: str,
-    rejects_forced_tool_choice: bool = False,
-    scrub: Callable[[str], str] | None = None,
-) -> ProviderFailure:
-    """A classified HTTP error: ``x-should-retry`` has the last word, ``retry-after`` the wait."""
-    should_retry = header(headers, "x-should-retry")
-    if should_retry in ("true", "false"):
-        transient = should_retry == "true"
-    text = f"HTTP {status}" + (f" {label}" if label else "") + (f": {message}" if message else "")
-    if request_id:
-        text += f" ({request_id_header} {request_id})"
-    return ProviderFailure(
-        kind,
-        scrub(text) if scrub is not None else text,
-        transient=transient,
-        retry_after=parse_retry_after(headers),
-        status=status,
-        request_id=request_id,
-        rejects_forced_tool_choice=rejects_forced_tool_choice,
-    )
-
-
 # -- sessions: several turns of tool use (``mcp-evals session``) -------------------------------------
-
-
-@dataclass
-class TurnCall:
-    """One tool call of a turn, with the id the API gave it (its result must carry the same id)."""
-
-    id: str
-    call: ToolCall
-
-
-@dataclass
-class Turn:
-    """One assistant turn of a session: its tool calls in order, its text, and the message to send back."""
-
-    calls: list[TurnCall] = field(default_factory=list)
-    text: str = ""
-    stop_reason: str | None = None
-    usage: Usage = field(default_factory=Usage)
-    request_id: str | None = None
-    latency_ms: float = 0.0
-    truncated: bool = False  # cut off (max_tokens, the context window) before the model finished
-    message: Any = None  # the assistant turn in the API's own shape, sent back with the results
-
-
-@dataclass(frozen=True)
-class TurnResult:
-    """What goes back to the model for one call: MCP content blocks (wire shape) and the error flag."""
-
-    call_id: str
-    content: list[dict[str, Any]]
-    is_error: bool = False
-
-
-def content_text(content: Sequence[Mapping[str, Any]]) -> str:
-    """MCP content blocks as one text: text blocks as they are, any other block as its JSON."""
-    parts = []
-    for block in content:
-        if block.get("type") == "text" and isinstance(block.get("text"), str):
-            parts.append(str(block["text"]))
-        else:
-            parts.append(json.dumps(block, ensure_ascii=False, separators=(",", ":")))
-    return "\n".join(parts)
 
 
 class Provider(ABC):
@@ -441,11 +275,7 @@ class Provider(ABC):
 
     async def send_turn(self, request: HttpRequest) -> Turn:
         """Send one turn's request (one attempt; the caller retries) and parse the answer."""
-        started = time.perf_counter()
-        response = await self.send(request)
-        latency_ms = (time.perf_counter() - started) * 1000
-        if not 200 <= response.status_code < 300:
-            raise self.classify_error(response.status_code, response.headers, response.content)
+        response, latency_ms = await self._answered(request, mode=None)
         turn = self.parse_turn(response.status_code, response.headers, response.content)
         turn.latency_ms = latency_ms
         return turn
@@ -522,14 +352,22 @@ class Provider(ABC):
 
         ``mode`` is the tool choice the request was built with: a provider may read an error in its
         light (an OpenAI-compatible 500 to a forced request is a forced-tool rejection)."""
+        response, latency_ms = await self._answered(request, mode=mode)
+        answer = self.parse_response(response.status_code, response.headers, response.content)
+        answer.latency_ms = latency_ms
+        return answer
+
+    async def _answered(
+        self, request: HttpRequest, *, mode: ToolChoiceMode | None
+    ) -> tuple[httpx.Response, float]:
+        """Send a request and return its 2xx response and latency; any other status is a classified
+        ProviderFailure (the one place a response's status is judged)."""
         started = time.perf_counter()
         response = await self.send(request)
         latency_ms = (time.perf_counter() - started) * 1000
         if not 200 <= response.status_code < 300:
             raise self.classify_error(response.status_code, response.headers, response.content, mode=mode)
-        answer = self.parse_response(response.status_code, response.headers, response.content)
-        answer.latency_ms = latency_ms
-        return answer
+        return response, latency_ms
 
     # -- conversations: free text (synth) and several requests for one fixture (compare's arms) ------
     #

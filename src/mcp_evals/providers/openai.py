@@ -24,17 +24,12 @@ from mcp_evals.providers.base import (
     Answer,
     HttpRequest,
     Provider,
-    ProviderFailure,
-    Turn,
-    TurnCall,
-    TurnResult,
     as_dict,
     compact_json,
-    content_text,
-    http_failure,
     json_body,
-    status_verdict,
 )
+from mcp_evals.providers.failures import ProviderFailure, http_failure, status_verdict
+from mcp_evals.providers.turns import Turn, TurnCall, TurnResult, content_text
 from mcp_evals.record.model import ToolChoiceMode, Usage
 
 # Reasoning models take `max_completion_tokens` and refuse `temperature`.

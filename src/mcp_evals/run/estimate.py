@@ -16,7 +16,8 @@ import anyio
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.anthropic import AnthropicProvider
-from mcp_evals.providers.base import Provider, ProviderFailure
+from mcp_evals.providers.base import Provider
+from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, estimate_cost, prices_as_of
 from mcp_evals.providers.tokens import estimate_request_tokens
 from mcp_evals.record.model import Usage

@@ -11,7 +11,7 @@ import anyio
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, stop_any
 from tenacity.stop import stop_base
 
-from mcp_evals.providers.base import ProviderFailure
+from mcp_evals.providers.failures import ProviderFailure
 
 T = TypeVar("T")
 

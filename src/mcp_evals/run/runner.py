@@ -31,7 +31,8 @@ import anyio
 
 from mcp_evals.config.model import GateOptions, ScoringOptions
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers.base import Answer, Job, Provider, ProviderFailure
+from mcp_evals.providers.base import Answer, Job, Provider
+from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import Price
 from mcp_evals.record.model import ErrorKind, FixtureResult, ToolChoiceMode, Usage
 from mcp_evals.run.budget import Budget

@@ -12,10 +12,7 @@ from mcp_evals.config.model import GateOptions, ScoringOptions
 from mcp_evals.record.model import SamplingSettings
 from mcp_evals.score.gate import GateDecision
 from mcp_evals.score.intervals import Rate
-from mcp_evals.score.outcomes import (
-    Outcome,
-    SampleScore,
-)
+from mcp_evals.score.outcomes import Outcome, SampleScore
 from mcp_evals.strict import StrictModel
 
 

@@ -20,11 +20,7 @@ from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.errors import ConfigError
 from mcp_evals.servers.http import _HttpOpening, redact_url
 from mcp_evals.servers.model import CLIENT_NAME, ToolResult
-from mcp_evals.servers.session import (
-    ServerSession,
-    _leaves,
-    _Opening,
-)
+from mcp_evals.servers.session import ServerSession, _leaves, _Opening
 from mcp_evals.servers.stdio import _StdioOpening, server_environment
 
 if TYPE_CHECKING:

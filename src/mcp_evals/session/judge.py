@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcp_evals.providers.base import Provider, ProviderFailure
+from mcp_evals.providers.base import Provider
+from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.run.budget import Budget
 from mcp_evals.session.loop import Ask, reserved_tokens
 from mcp_evals.session.metrics import answer_json

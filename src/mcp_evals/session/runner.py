@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.errors import ServerError
-from mcp_evals.providers.base import HttpRequest, Provider, ProviderFailure
+from mcp_evals.providers.base import HttpRequest, Provider
+from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy, with_retries
 from mcp_evals.session.judge import judge_session

@@ -18,7 +18,7 @@ import anyio
 
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.errors import ToolCallError
-from mcp_evals.providers.base import TurnCall
+from mcp_evals.providers.turns import TurnCall
 from mcp_evals.servers.client import ServerSession
 from mcp_evals.session.faults import fault_content, fault_for, timeout_text
 from mcp_evals.session.model import FaultLevel

@@ -23,6 +23,8 @@ PURE = (
     "mcp_evals.catalog.model",
     "mcp_evals.catalog.names",
     "mcp_evals.catalog.diff",
+    "mcp_evals.catalog.classify",
+    "mcp_evals.catalog.lock",
     "mcp_evals.fixtures.model",
     "mcp_evals.fixtures.validate",
     "mcp_evals.synth.model",

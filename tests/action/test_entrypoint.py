@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -267,6 +268,60 @@ def test_files_written_into_the_workspace_are_handed_back(
     written = [helpdesk / "dist" / "server.js", helpdesk / "mcp-evals-out" / "report.md"]
     for path in [*written, *step.workspace.rglob("*")]:
         assert (path.lstat().st_uid, path.lstat().st_gid) == (1001, 1001), path
+
+
+def test_with_a_catalog_lock_a_changed_tool_surface_is_in_the_comment_and_fails_the_step(
+    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+) -> None:
+    config = helpdesk / "mcp-evals.yaml"
+    config.write_text(config.read_text() + "\ncatalog:\n  lock: evals/catalog.lock.json\n")
+    env = pr_env(step, fake_github)
+    locked = subprocess.run(
+        [str(VENV_BIN / "mcp-evals"), "catalog", "--update-lock"],
+        cwd=helpdesk,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert locked.returncode == 0, locked.stderr
+    first = step.run_entrypoint(env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "catalog lock evals/catalog.lock.json: catalog matches the lock" in first.stdout
+    assert "### Tool surface\n\n✅ catalog matches the lock (22 tools, hash" in step.summary_text()
+
+    # The pull request rewrites a description and tightens a bound, and forgets the lock.
+    server = helpdesk / "server.py"
+    source = server.read_text("utf-8")
+    source = source.replace("Full-text search across ticket subjects", "Search ticket subjects", 1)
+    server.write_text(
+        source.replace(
+            'le=50, description="Maximum number of tickets',
+            'le=20, description="Maximum number of tickets',
+            1,
+        ),
+        "utf-8",
+    )
+    step.reset_files()
+    second = step.run_entrypoint(env)
+    assert second.returncode == 1
+    assert step.outputs()["decision"] == "invalid" and step.outputs()["exit-code"] == "1"
+    assert "catalog lock evals/catalog.lock.json: catalog differs from the lock" in second.stdout
+    assert (
+        "::error file=examples/helpdesk/evals/catalog.lock.json,title=mcp-evals validate%3A catalog lock::"
+        in second.stdout
+    )
+    body = fake_github.comment_bodies(7)[0]
+    assert body.count("### Tool surface") == 1
+    assert "❌ mcp-evals validate: the live catalog differs from its lock" in body
+    assert "**1 breaking** · 1 selection-affecting · 0 compatible" in body
+    assert (
+        "- **breaking** · <code>search\\_tickets</code>: parameter <code>limit</code>: "
+        "<code>maximum</code> tightened" in body
+    )
+    assert "re-run <code>mcp-evals run --only-tools search\\_tickets</code> or dispatch the paid eval" in body
+    document = json.loads((helpdesk / "mcp-evals-out" / "validate.json").read_text("utf-8"))
+    assert document["lock"]["status"] == "differs"
 
 
 def test_all_skips_the_contract_mode_where_there_are_no_cases(

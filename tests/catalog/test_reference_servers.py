@@ -11,7 +11,9 @@ import re
 import shutil
 from pathlib import Path
 
+import cmarkgfm
 import pytest
+from cmarkgfm.cmark import Options
 
 from conftest import EXAMPLES, HELPDESK, RunCli
 from mcp_evals import Catalog, extract_catalog, load_catalog, load_config
@@ -130,8 +132,11 @@ def test_renaming_a_tool_in_the_example_shows_as_a_rename(tmp_path: Path, run_cl
     assert renamed.returncode == 0, renamed.stderr
     result = run_cli("catalog", "diff", old_snapshot, new_snapshot)
     assert result.returncode == 1
-    assert f"~ {old_name} -> {old_name}_v2  (same description)" in result.stdout
-    assert "1 change" in result.stdout
+    assert (
+        f"breaking (1):\n  - `{old_name}` → `{old_name}_v2`: tool renamed "
+        "(probably: same input schema, same description)\n"
+    ) in result.stdout
+    assert "1 change: 1 breaking, 0 selection-affecting, 0 compatible" in result.stdout
 
 
 def test_the_typescript_example_equals_its_listing_and_passes_validate(run_cli: RunCli) -> None:
@@ -149,3 +154,80 @@ def test_the_typescript_example_equals_its_listing_and_passes_validate(run_cli: 
     published = [model_view(tool) for tool in reference["tools"]]
     assert [model_view(tool) for tool in catalog.servers[0].tools] == published
     assert catalog.hash == report["catalog_hash"]
+
+
+# -- the catalog lock against a real server whose tool set depends on the client ------------------------
+
+# server-everything lists these only to a client that declares roots, sampling and elicitation.
+CAPABILITY_TOOLS = {"get-roots-list", "trigger-elicitation-request", "trigger-sampling-request"}
+
+
+def everything_project(folder: Path, *, capable: bool) -> Path:
+    """server-everything behind a config whose `client:` declares every capability, or none."""
+    folder.mkdir(exist_ok=True)
+    server = {"name": "everything", "command": str(node_server("mcp-server-everything")), "args": ["stdio"]}
+    (folder / "fixtures.yaml").write_text(
+        "- {id: echo-hello, query: 'Say hello back to me', expected_tool: echo}\n"
+        "- {id: sum, query: 'What is 2 plus 3?', expected_tool: get-sum,\n"
+        "   forbidden_tools: [trigger-sampling-request]}\n"
+        "- {id: sample, query: 'Ask the model for a haiku', expected_tool: trigger-sampling-request}\n"
+        "- {id: refuse-flight, query: 'Book me a flight to Lisbon', kind: refuse}\n",
+        "utf-8",
+    )
+    write_config(
+        folder,
+        [{**server, "timeout": 60}],
+        fixtures="fixtures.yaml",
+        catalog={"lock": "evals/catalog.lock.json"},
+        client={"capabilities": ["roots", "sampling", "elicitation"] if capable else []},
+    )
+    return folder / "mcp-evals.yaml"
+
+
+def test_a_config_change_that_hides_server_everything_tools_is_breaking_against_the_lock(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    capable = everything_project(tmp_path / "project", capable=True)
+    locked = run_cli("catalog", "--config", capable, "--update-lock")
+    assert locked.returncode == 0, locked.stderr
+    lock = tmp_path / "project" / "evals" / "catalog.lock.json"
+    before = {tool["name"] for tool in json.loads(lock.read_text("utf-8"))["servers"][0]["tools"]}
+    assert before >= CAPABILITY_TOOLS
+    assert "catalog matches the lock" in run_cli("validate", "--config", capable).stdout
+
+    # The config change: the same server, read by a client that declares nothing, hides tools.
+    bare = everything_project(tmp_path / "project", capable=False)
+    result = run_cli("validate", "--config", bare, "--format", "json")
+    assert result.returncode == 1, result.stderr
+    document = json.loads(result.stdout)
+    check = document["lock"]
+    hidden = {item["tool"] for item in check["changes"]}
+    assert hidden >= CAPABILITY_TOOLS
+    assert [(item["classification"], item["kind"]) for item in check["changes"]] == [
+        ("breaking", "tool_removed")
+    ] * len(hidden)
+    assert check["counts"] == {"breaking": len(hidden), "selection": 0, "compatible": 0}
+    assert check["lock_tool_count"] - check["tool_count"] == len(hidden)
+    # the fixture that expected a hidden tool no longer validates, the one that forbids it warns
+    rules = {(problem["rule"], problem["fixture_id"]) for problem in document["problems"]}
+    assert ("unknown-tool", "sample") in rules and ("unknown-forbidden-tool", "sum") in rules
+
+    text = run_cli("validate", "--config", bare)
+    assert f"  breaking ({len(hidden)}):\n" in text.stdout
+    assert "    - `trigger-sampling-request`: tool removed\n" in text.stdout
+    assert "fix: mcp-evals catalog --update-lock, then commit evals/catalog.lock.json" in text.stdout
+
+    markdown = run_cli("validate", "--config", bare, "--format", "md").stdout
+    rendered = cmarkgfm.github_flavored_markdown_to_html(markdown, options=Options.CMARK_OPT_UNSAFE)
+    assert "<h3>Tool surface</h3>" in rendered
+    assert rendered.count("tool removed</li>") == len(hidden)
+
+    # Updating the lock takes the smaller catalog; the capable config now differs the other way.
+    assert run_cli("catalog", "--config", bare, "--update-lock").returncode == 0
+    assert "catalog matches the lock" in run_cli("validate", "--config", bare).stdout
+    capable = everything_project(tmp_path / "project", capable=True)  # the config change, undone
+    again = json.loads(run_cli("validate", "--config", capable, "--format", "json").stdout)["lock"]
+    assert {item["tool"] for item in again["changes"]} == hidden
+    assert {(item["classification"], item["kind"]) for item in again["changes"]} == {
+        ("selection", "tool_added")
+    }

@@ -646,6 +646,102 @@ def test_replay_says_when_the_fixtures_do_not_match_the_recorded_catalog(
     assert "tool 'fetch_ticket' is not in the catalog" in result.err
 
 
+REFUSE_AND_CLARIFY = [
+    "billing-clarify-refund",
+    "customers-clarify-update-phone",
+    "refuse-book-flight",
+    "refuse-roll-back-release",
+    "refuse-vacation-days",
+    "refuse-delete-customer-data",
+    "tickets-clarify-assign-which",
+]
+
+
+def test_only_tools_runs_the_fixtures_of_those_tools_plus_refuse_and_clarify(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    result = cli(
+        "run",
+        "--config",
+        project.config,
+        "--results",
+        project.results,
+        "--only-tools",
+        "search_tickets,list_tickets",
+    )
+    assert result.code == 0, result.err
+    header = read_results(project.results).header
+    assert sorted(fixture.id for fixture in header.fixtures) == sorted(
+        [
+            "tickets-search-android-logout",
+            "tickets-search-double-charge",
+            "tickets-search-webhook-410",
+            "tickets-list-unassigned",
+            "tickets-list-urgent-open",
+            "tickets-list-agent-queue",
+            "tickets-list-customer-history",
+            *REFUSE_AND_CLARIFY,
+        ]
+    )
+    assert len(anthropic_fake.model_requests()) == 14  # nothing else was asked
+    note = (
+        "targeted run (--only-tools search_tickets,list_tickets): 14 of 56 fixtures, those that expect or "
+        "forbid these tools, plus every refuse and clarify fixture"
+    )
+    assert note in header.notes and f"note: {note}" in result.err
+    # every report repeats it (here the Markdown on stdout, escaped)
+    assert "- targeted run (--only-tools search\\_tickets,list\\_tickets): 14 of 56 fixtures" in result.out
+
+
+def test_only_areas_and_only_tools_together_pick_either_and_a_forbidden_tool_counts(
+    make_project: MakeProject, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    project = make_project(own_fixtures=True)
+    project.write_fixtures(
+        [
+            {"id": "refund", "query": "refund INV-1", "expected_tool": "issue_refund"},
+            {"id": "credit", "query": "credit 5 dollars", "expected_tool": "apply_account_credit",
+             "forbidden_tools": ["issue_refund"]},
+            {"id": "article", "query": "how do I reset 2FA", "expected_tool": "search_articles"},
+            {"id": "ticket", "query": "open ticket T-1", "expected_tool": "get_ticket"},
+            {"id": "refuse", "query": "book a flight", "kind": "refuse"},
+        ]
+    )  # fmt: skip
+    picked = []
+    for flags in (
+        ["--only-tools", "issue_refund"],
+        ["--only-areas", "knowledge"],
+        ["--only-tools", "issue_refund", "--only-areas", "knowledge"],
+        ["--only-tools", "get_ticket", "--only-tools", "search_articles"],
+        ["--only-tools", "issue_refund", "--limit", "1"],  # --limit applies to the selection
+    ):
+        result = cli("run", "--config", project.config, "--results", project.results, *flags)
+        assert result.code == 0, result.err
+        picked.append([fixture.id for fixture in read_results(project.results).header.fixtures])
+    assert picked == [
+        ["refund", "credit", "refuse"],  # `credit` forbids issue_refund: a change to it can draw a call
+        ["article", "refuse"],
+        ["refund", "credit", "article", "refuse"],
+        ["article", "ticket", "refuse"],
+        ["refund"],
+    ]
+
+
+def test_only_tools_names_a_tool_of_the_catalog(
+    project: Project, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    result = cli("run", "--config", project.config, "--only-tools", "search_ticket")
+    assert result.code == 3
+    assert result.err.startswith(
+        "error: --only-tools: 'search_ticket' is no tool in the catalog — did you mean 'search_tickets'?"
+    )
+    result = cli("run", "--config", project.config, "--only-areas", "ticket")
+    assert (
+        result.code == 3 and "--only-areas: 'ticket' is no known area — did you mean 'tickets'?" in result.err
+    )
+    assert not project.results.exists()
+
+
 def test_a_model_run_reports_the_lexical_baseline_beside_its_own_top1(
     project: Project, anthropic_fake: FakeAnthropic, cli: Cli
 ) -> None:

@@ -129,7 +129,9 @@ def test_the_status_and_outcome_selects(browser: Browser, pages: dict[str, str])
         assert visible_fixtures(page) == [] and counter(page) == "0 of 11 shown"
         page.select_option("#filter-status", "")
         page.select_option("#filter-outcome", "wrong_tool")
-        assert visible_fixtures(page) == ["search-vpn", "users-acme"] and counter(page) == "2 of 11 shown"
+        assert visible_fixtures(page) == ["search-vpn"] and counter(page) == "1 of 11 shown"
+        page.select_option("#filter-outcome", "unknown_tool")  # a made-up name: counted apart
+        assert visible_fixtures(page) == ["users-acme"] and counter(page) == "1 of 11 shown"
         page.select_option("#filter-outcome", "correct_call")
         assert visible_fixtures(page) == ["create-basic", "create-priority", "close-42", "refund-inv"]
         page.select_option("#filter-status", "fail")  # right tool, wrong arguments
@@ -139,8 +141,8 @@ def test_the_status_and_outcome_selects(browser: Browser, pages: dict[str, str])
         # The outcome select offers the outcomes that occurred, and only those.
         options = page.eval_on_selector_all("#filter-outcome option", "options => options.map(o => o.value)")
         assert options == [
-            "", "correct_call", "correct_refusal", "correct_clarification", "wrong_tool", "unsafe_action",
-            "missed_action", "abstention_mixup",
+            "", "correct_call", "correct_refusal", "correct_clarification", "wrong_tool", "unknown_tool",
+            "unsafe_action", "missed_action", "abstention_mixup",
         ]  # fmt: skip
         assert watch.problems == []
 

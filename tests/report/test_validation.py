@@ -11,12 +11,20 @@ from typing import Any
 import cmarkgfm
 from cmarkgfm.cmark import Options
 
+from mcp_evals.catalog.lock import LockCheck, check_lock
+from mcp_evals.catalog.model import Catalog, ServerInfo, build_catalog
 from mcp_evals.report.escape import ZWJ
 from mcp_evals.report.markdown import size_in_chars
-from mcp_evals.report.validation import FAILED_HEADING, OK_HEADING, render_validation_markdown
+from mcp_evals.report.validation import (
+    FAILED_HEADING,
+    LOCK_HEADING,
+    OK_HEADING,
+    SURFACE_LINES,
+    render_validation_markdown,
+)
 
 from .conftest import RunCli
-from .test_hostile import ALLOWED_TAGS, HOSTILE, MARKER, _parse, _unescaped_pipes
+from .test_hostile import ALLOWED_TAGS, HOSTILE, MARKER, _parse, _Tags, _unescaped_pipes
 
 COVERAGE = {
     "fixtures": 40,
@@ -140,3 +148,135 @@ def test_validate_format_md_prints_what_the_action_comments(tmp_path: Path, run_
     assert markdown.stdout.startswith(FAILED_HEADING + "\n")
     assert "<code>fixtures.yaml:3</code>" in markdown.stdout and "did you mean" in markdown.stdout
     assert "<script>" not in markdown.stdout and "@octocat" not in markdown.stdout
+
+
+# -- the "Tool surface" section: the live catalog against the catalog lock --------------------------
+
+
+def _catalog(*tools: dict[str, Any]) -> Catalog:
+    return build_catalog([ServerInfo(name="helpdesk", transport="stdio", tools=list(tools))])
+
+
+def _tool(name: str, description: str = "A tool.", **properties: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": description,
+        "inputSchema": {"type": "object", "properties": properties, "required": []},
+    }
+
+
+def lock_document(lock: LockCheck, errors: int = 0) -> dict[str, Any]:
+    return {**document([problem(0)] if errors else []), "ok": False, "lock": lock.model_dump(mode="json")}
+
+
+def _render(text: str) -> _Tags:
+    return _parse(cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE))
+
+
+def test_a_matching_lock_is_one_line() -> None:
+    catalog = _catalog(_tool("get_ticket"))
+    check = check_lock(catalog, catalog, "evals/catalog.lock.json")
+    text = render_validation_markdown({**document([]), "lock": check.model_dump(mode="json")})
+    assert text.splitlines() == [
+        OK_HEADING,
+        "",
+        "40 fixtures (36 select, 2 refuse, 2 clarify) · 14 of 15 tools covered · 4 of 4 areas covered · "
+        "0 errors, 0 warnings",
+        "",
+        "### Tool surface",
+        "",
+        f"✅ catalog matches the lock (1 tool, hash <code>{catalog.hash[:12]}</code>)",
+    ]
+
+
+def test_a_missing_lock_says_so_with_the_fix() -> None:
+    check = check_lock(_catalog(_tool("get_ticket")), None, "evals/catalog.lock.json")
+    text = render_validation_markdown(lock_document(check))
+    assert text.splitlines()[0] == LOCK_HEADING
+    assert text.splitlines()[-3:] == [
+        "❌ The catalog lock <code>evals/catalog.lock.json</code> does not exist yet.",
+        "",
+        "**Fix:** run `mcp-evals catalog --update-lock` and commit <code>evals/catalog.lock.json</code>; "
+        "its diff in the pull request is the record.",
+    ]
+
+
+def test_the_tool_surface_counts_lists_and_names_the_fixtures_to_re_run() -> None:
+    old = _catalog(
+        _tool("search_tickets", "Search tickets.", query={"type": "string"}),
+        _tool("list_tickets", "List tickets.", status={"type": "string"}),
+        _tool("merge_tickets", "Merge two tickets."),
+    )
+    new = _catalog(
+        _tool("search_tickets", "Search tickets and comments.", query={"type": "string"}),
+        _tool("list_tickets", "List tickets.", status={"type": "string"}, limit={"type": "integer"}),
+    )
+    fixtures = {"search_tickets": ["s1", "s2", "s3"], "list_tickets": ["l1"]}
+    check = check_lock(new, old, "evals/catalog.lock.json", fixtures)
+    text = render_validation_markdown({**document([]), "ok": False, "lock": check.model_dump(mode="json")})
+    surface = text[text.index("### Tool surface") :].splitlines()
+    assert surface == [
+        "### Tool surface",
+        "",
+        f"❌ The live catalog differs from the lock <code>evals/catalog.lock.json</code> (3 tools, hash "
+        f"<code>{old.hash[:12]}</code> → 2 tools, hash <code>{new.hash[:12]}</code>): **1 breaking** · "
+        "1 selection-affecting · 1 compatible.",
+        "",
+        "- **breaking** · <code>merge\\_tickets</code>: tool removed",
+        "- **selection-affecting** · <code>search\\_tickets</code>: description changed — now: Search "
+        "tickets and comments.",
+        "- **compatible** · <code>list\\_tickets</code>: optional parameter <code>limit</code> added",
+        "",
+        "**Selection may have moved:** 3 fixtures cover <code>search\\_tickets</code>: re-run "
+        "<code>mcp-evals run --only-tools search\\_tickets</code> or dispatch the paid eval.",
+        "",
+        "**Fix:** run `mcp-evals catalog --update-lock` and commit <code>evals/catalog.lock.json</code>; "
+        "its diff in the pull request is the record.",
+    ]
+    assert text.splitlines()[0] == LOCK_HEADING
+    # With fixture errors too, the heading says the fixtures fail; the section is the same.
+    both = render_validation_markdown(lock_document(check, errors=1))
+    assert both.splitlines()[0] == FAILED_HEADING and "\n".join(surface) in both
+
+
+def test_hostile_tool_names_and_descriptions_in_the_tool_surface_are_escaped() -> None:
+    old = _catalog(*(_tool(f"t{index}", "Old.", p={"type": "string"}) for index in range(len(HOSTILE))))
+    new = _catalog(
+        *(
+            _tool(f"t{index}", text, p={"type": "string", "description": text}, **{text: {"type": "string"}})
+            for index, text in enumerate(HOSTILE)
+        ),
+        *(_tool(text) for text in HOSTILE),
+    )
+    fixtures = {f"t{index}": [text] for index, text in enumerate(HOSTILE)}
+    check = check_lock(new, old, MARKER + "lock.json", fixtures)
+    assert len(check.changes) == 4 * len(HOSTILE)  # added tool, description, parameter description, parameter
+    text = render_validation_markdown(lock_document(check))
+    assert MARKER not in text and "<!--" not in text
+    assert "@octocat" not in text and "#1" not in text
+    parsed = _render(text)
+    opened = {tag for tag in parsed.tags if not tag.startswith("/")}
+    assert opened <= ALLOWED_TAGS, f"unexpected HTML from untrusted text: {opened - ALLOWED_TAGS}"
+    assert not [name for name, _ in parsed.attributes if name.startswith("on") or name in {"href", "src"}]
+    # Every change is one list item: a newline in a name or description never starts a line of its own.
+    assert parsed.tags.count("li") == len(check.changes)
+    assert parsed.tags.count("details") == parsed.tags.count("/details") == 1
+    items = [line for line in text.splitlines() if line.startswith("- **")]
+    assert len(items) == len(check.changes)
+    assert len(items[:SURFACE_LINES]) == SURFACE_LINES
+    assert f"<summary>{len(check.changes) - SURFACE_LINES} more changes</summary>" in text
+    assert "<script>alert(1)</script>" in "".join(parsed.text)  # shown, as text
+
+
+def test_a_huge_tool_surface_stays_within_the_comment_limit() -> None:
+    old = _catalog(*(_tool(f"tool_{index}", "x" * 300) for index in range(3000)))
+    new = _catalog(*(_tool(f"tool_{index}", "y" * 300) for index in range(3000)))
+    check = check_lock(new, old, "evals/catalog.lock.json")
+    text = render_validation_markdown(lock_document(check))
+    assert size_in_chars(text) <= 65_000
+    parsed = _render(text)
+    assert parsed.tags.count("details") == parsed.tags.count("/details") == 1
+    shown = len([line for line in text.splitlines() if line.startswith("- **")])
+    assert SURFACE_LINES < shown < 3000
+    assert f"*… and {3000 - shown} more: `mcp-evals validate` lists them all.*" in text
+    assert text.rstrip().endswith("its diff in the pull request is the record.")  # the fix always shows

@@ -14,6 +14,7 @@ from mcp_evals.action.context import (
     run_cli,
     say,
 )
+from mcp_evals.catalog.lock import LOCK_VERDICTS
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK
 from mcp_evals.fixtures.validate import Problem
 from mcp_evals.github import scrubbed_environment
@@ -28,7 +29,9 @@ _LINT_MAX_CHARS = 20_000
 def run_validate_mode(step: Step) -> ModeResult:
     """`mcp-evals catalog --out` (the live catalog, kept as a snapshot for artifacts and `catalog
     diff`), then `mcp-evals validate --catalog` and `mcp-evals lint --catalog` against that snapshot:
-    the server starts once. A lint finding at `lint.fail_on` fails the step like a validation error."""
+    the server starts once. A lint finding at `lint.fail_on` fails the step like a validation error;
+    with `catalog.lock` set, so does a live catalog that differs from the lock (its "Tool surface"
+    section is part of validate's Markdown)."""
     env = scrubbed_environment(step.environ)
     step.out_dir.mkdir(parents=True, exist_ok=True)
     snapshot = step.out_dir / "catalog.json"
@@ -62,6 +65,9 @@ def run_validate_mode(step: Step) -> ModeResult:
         decision = "valid" if result.exit_code == EXIT_OK else "invalid"
         markdown = render_validation_markdown(document, max_chars=SECTION_MAX_CHARS - _LINT_MAX_CHARS)
         say(f"{decision}: {markdown.splitlines()[2]}")
+        lock = document.get("lock")
+        if isinstance(lock, dict):  # `catalog.lock` is set: the tool surface against the committed lock
+            say(f"catalog lock {lock.get('path')}: {LOCK_VERDICTS.get(str(lock.get('status')), '?')}")
         lint_code, lint_markdown = run_lint(step, snapshot, env)
         if lint_code == EXIT_CHECK_FAILED and decision == "valid":
             decision = "lint-failed"

@@ -395,7 +395,8 @@ def compare_with_baseline(
         )
         if fixture.score < before.score - _EPSILON:
             regressions.append(change)
-            if before.outcome == "correct_call" and fixture.outcome in ("wrong_tool", "missed_action"):
+            lost = ("wrong_tool", "unknown_tool", "missed_action")
+            if before.outcome == "correct_call" and fixture.outcome in lost:
                 tool_regressions.append(change)
         elif fixture.score > before.score + _EPSILON:
             fixes.append(change)

@@ -2,6 +2,8 @@
 
 Pure functions over ``Catalog``; ``mcp-evals catalog diff`` prints the result and reports reuse it.
 Two catalogs with the same hash have no changes, and two with different hashes have at least one.
+``changes`` lists them one per line, classified breaking / selection-affecting / compatible
+(``classify``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from mcp_evals.catalog.classify import ChangeClass, ClassifiedChange, classify_catalogs, counts
 from mcp_evals.catalog.model import Catalog, Tool, canonical_json
 
 # A tool without parameters shares its (empty) schema with every other one; only a description
@@ -79,6 +82,14 @@ class CatalogDiff(BaseModel):
     description_changed: list[DescriptionChange] = Field(default_factory=list)
     schema_changed: list[SchemaChange] = Field(default_factory=list)
     other_changed: list[OtherChange] = Field(default_factory=list)
+    changes: list[ClassifiedChange] = Field(
+        default_factory=list, description="Every change, one per line, most severe class first."
+    )
+
+    @property
+    def counts(self) -> dict[ChangeClass, int]:
+        """Classified changes per class: breaking, selection, compatible."""
+        return counts(self.changes)
 
     @property
     def change_count(self) -> int:
@@ -128,6 +139,9 @@ def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
         ]
         if fields:
             diff.other_changed.append(OtherChange(name=name, fields=fields))
+    diff.changes = classify_catalogs(
+        old, new, [(pair.old, pair.new) for pair in diff.renamed], diff.added, diff.removed
+    )
     return diff
 
 

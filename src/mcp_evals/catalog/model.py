@@ -156,6 +156,29 @@ class Catalog(BaseModel):
             "areas": explicit,
         }
 
+    def to_lock(self) -> dict[str, Any]:
+        """The lock document: a snapshot of what a model sees, tools sorted, nothing that varies by run.
+
+        Server versions, protocol versions, instructions and areas are left out, so the lock changes
+        only when the tool surface does.
+        """
+        servers = [
+            {
+                "name": server.name,
+                "transport": server.transport,
+                "prefix": server.prefix,
+                "tools": sorted(server.tools, key=lambda wire: str(wire.get("name", ""))),
+            }
+            for server in sorted(self.servers, key=lambda server: server.name)
+        ]
+        return {
+            "format": SNAPSHOT_FORMAT,
+            "hash": self.hash,
+            "tool_count": len(self.tools),
+            "servers": servers,
+            "areas": {},
+        }
+
 
 def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -39,6 +39,20 @@ def write_snapshot(catalog: Catalog, path: Path) -> None:
         stream.write("\n")
 
 
+def write_lock(catalog: Catalog, path: Path) -> None:
+    """Write the catalog lock: sorted keys and tools, two-space indents, so its git diff reads well."""
+    with atomic_write(path) as stream:
+        json.dump(catalog.to_lock(), stream, indent=2, ensure_ascii=False, sort_keys=True)
+        stream.write("\n")
+
+
+def read_lock(path: Path) -> Catalog | None:
+    """The locked catalog, or None when the lock file does not exist yet (bad content: InputFileError)."""
+    if not path.exists():
+        return None
+    return load_catalog(path)
+
+
 def read_snapshot(path: str | Path) -> Snapshot:
     """Read and check a snapshot file; problems are an InputFileError naming file, line and field."""
     snapshot_path = Path(path)

@@ -11,12 +11,14 @@ from pathlib import Path
 import click
 
 from mcp_evals._version import __version__
-from mcp_evals.catalog.diff import CatalogDiff, diff_catalogs
+from mcp_evals.catalog.classify import CHANGE_CLASSES, CLASS_LABELS, ClassifiedChange, counts, describe
+from mcp_evals.catalog.diff import CatalogDiff, RenamedTool, diff_catalogs
 from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
+from mcp_evals.catalog.snapshot import load_catalog, read_lock, write_lock, write_snapshot
 from mcp_evals.cli.options import config_inputs, config_option, read_config
-from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK
+from mcp_evals.config.model import Config
+from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError
 from mcp_evals.output.files import refuse_inputs
 from mcp_evals.servers.model import CLIENT_NAME
 from mcp_evals.wording import plural
@@ -139,29 +141,67 @@ def summary(catalog: Catalog, width: int | None = None) -> str:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the catalog as a snapshot file (JSON), for `snapshot:` servers and `catalog diff`.",
 )
+@click.option(
+    "--update-lock",
+    is_flag=True,
+    help="Write the catalog lock the config's `catalog.lock` names (commit it; `validate` compares).",
+)
 @click.pass_context
-def catalog(ctx: click.Context, config_path: Path, out: Path | None) -> int:
+def catalog(ctx: click.Context, config_path: Path, out: Path | None, update_lock: bool) -> int:
     """Read every configured server's tools (handshake, tools/list to the last page) and print them.
 
     \b
     Examples:
       mcp-evals catalog
       mcp-evals catalog --out catalog.json
+      mcp-evals catalog --update-lock
       mcp-evals catalog diff old.json new.json
     """
     if ctx.invoked_subcommand is not None:
         return EXIT_OK
     config = read_config(config_path)
+    # Refreshing a server's own snapshot is allowed; replacing the config or a fixture file is not.
+    inputs = {label: path for label, path in config_inputs(config).items() if "snapshot" not in label}
     if out is not None:
-        inputs = {label: path for label, path in config_inputs(config).items() if "snapshot" not in label}
-        refuse_inputs(out, inputs, what="--out")  # refreshing a server's own snapshot is allowed
+        refuse_inputs(out, inputs, what="--out")
+    lock = lock_path(config) if update_lock else None
+    previous: Catalog | None = None
+    if lock is not None:
+        refuse_inputs(lock, inputs, what="the catalog lock")
+        previous = read_lock(lock)  # a broken lock is bad input before the servers start
     result = extract_catalog(config)
     if out is not None:  # before the summary, so a path that cannot be written prints nothing else
         write_snapshot(result, out)
+    if lock is not None:
+        write_lock(result, lock)
     click.echo(summary(result))
     if out is not None:
         click.echo(f"snapshot written to {out}")
+    if lock is not None:
+        click.echo(lock_written(result, previous, config.catalog.lock or str(lock)))
     return EXIT_OK
+
+
+def lock_path(config: Config) -> Path:
+    """The configured lock file; without `catalog.lock` there is none to update (bad input)."""
+    if not config.catalog.lock:
+        raise ConfigError(
+            f"{config.shown_path}: --update-lock needs a lock file, and `catalog.lock` is not set",
+            hint="add `catalog: {lock: evals/catalog.lock.json}` to the config (any path, relative to it)",
+        )
+    return config.resolve(config.catalog.lock)
+
+
+def lock_written(catalog: Catalog, previous: Catalog | None, shown: str) -> str:
+    """What --update-lock did: created, unchanged, or updated with the classified changes."""
+    where = f"{shown} ({plural(len(catalog.tools), 'tool')}, hash {catalog.hash[:12]})"
+    if previous is None:
+        return f"lock written to {where}: commit it"
+    changes = diff_catalogs(previous, catalog)
+    if not changes.changed:
+        return f"lock unchanged: {where}"
+    lines = [f"lock updated: {where}", *change_lines(changes.changes, renamed=changes.renamed)]
+    return "\n".join([*lines, "", count_line(changes.changes) + "; commit the lock with the change"])
 
 
 @catalog.command("diff")
@@ -181,49 +221,50 @@ def diff(old: Path, new: Path, as_json: bool) -> int:
 
 
 def render_diff(changes: CatalogDiff, old: Path | str = "old", new: Path | str = "new") -> str:
-    """The differences as plain text for a terminal or a CI log."""
+    """The differences as plain text for a terminal or a CI log, one line per change, by class."""
     head = (
         f"{old} ({changes.old_count} tools, hash {changes.old_hash[:12]}) -> "
         f"{new} ({changes.new_count} tools, hash {changes.new_hash[:12]})"
     )
     if not changes.changed:
         return f"{head}\nno changes: the catalogs are identical"
-    lines = [head]
+    lines = change_lines(changes.changes, renamed=changes.renamed)
+    return "\n".join([head, *lines, "", count_line(changes.changes)])
 
-    def section(title: str, items: list[str]) -> None:
-        if items:
-            lines.extend(["", f"{title} ({len(items)}):", *items])
 
-    section("removed", [f"  - {printable(name)}" for name in changes.removed])
-    section("added", [f"  + {printable(name)}" for name in changes.added])
-    section(
-        "probably renamed (same input schema)",
-        [
-            f"  ~ {printable(pair.old)} -> {printable(pair.new)}"
-            + (
-                f"  (description also changed, {pair.description_similarity:.0%} similar)"
-                if pair.description_changed
-                else "  (same description)"
-            )
-            for pair in changes.renamed
-        ],
+def _quoted(text: str) -> str:
+    return f"`{printable(text, 200)}`"
+
+
+def change_lines(
+    changes: Sequence[ClassifiedChange], indent: str = "", renamed: Sequence[RenamedTool] = ()
+) -> list[str]:
+    """The classified changes grouped breaking, selection-affecting, compatible (a blank line before each)."""
+    similarity = {pair.new: pair for pair in renamed}
+    lines: list[str] = []
+    for classification in CHANGE_CLASSES:
+        group = [item for item in changes if item.classification == classification]
+        advice = " re-run the model eval" if classification == "selection" and group else ""
+        lines += ["", f"{indent}{CLASS_LABELS[classification]} ({len(group)}){':' if group else ''}{advice}"]
+        for item in group:
+            lines.append(f"{indent}  - {describe(item, _quoted)}")
+            if item.kind == "description_changed":
+                lines.append(f"{indent}      was: {printable(item.before, 160)}")
+                lines.append(f"{indent}      now: {printable(item.after, 160)}")
+            elif item.kind == "tool_renamed":
+                pair = similarity.get(item.tool)
+                lines[-1] += " (probably: same input schema" + (
+                    f", description also changed, {pair.description_similarity:.0%} similar)"
+                    if pair and pair.description_changed
+                    else ", same description)"
+                    if pair
+                    else ")"
+                )
+    return lines
+
+
+def count_line(changes: Sequence[ClassifiedChange]) -> str:
+    tally = counts(changes)
+    return f"{plural(len(changes), 'change')}: " + ", ".join(
+        f"{tally[classification]} {CLASS_LABELS[classification]}" for classification in CHANGE_CLASSES
     )
-    section(
-        "description changed",
-        [
-            f"  * {printable(change.name)}\n"
-            f"      was: {printable(change.old, 160)}\n"
-            f"      now: {printable(change.new, 160)}"
-            for change in changes.description_changed
-        ],
-    )
-    section(
-        "input schema changed",
-        [f"  * {printable(change.name)}: {printable(change.summary())}" for change in changes.schema_changed],
-    )
-    section(
-        "other changes",
-        [f"  * {printable(change.name)}: {', '.join(change.fields)}" for change in changes.other_changed],
-    )
-    lines += ["", plural(changes.change_count, "change")]
-    return "\n".join(lines)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 import anyio
@@ -31,6 +31,7 @@ from mcp_evals.errors import EXIT_OK, ConfigError, InputFileError
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, locate_in_config, validate_fixtures
+from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.output.files import check_writable, refuse_inputs
 from mcp_evals.output.reports import configured_report_paths
 from mcp_evals.providers.base import Provider, ProviderSettings
@@ -42,7 +43,7 @@ from mcp_evals.providers.tokens import estimate_request_tokens
 from mcp_evals.record.read import Results, read_results
 from mcp_evals.run.budget import DEFAULT_CAP_USD
 from mcp_evals.run.estimate import TokenCount, count_tokens, describe
-from mcp_evals.run.plan import make_header, plan_fixtures, plan_jobs, run_notes
+from mcp_evals.run.plan import make_header, plan_fixtures, plan_jobs, run_notes, select_fixtures
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import DEFAULT_RESULTS, ResultsWriter, resume_from
 from mcp_evals.run.retry import RetryPolicy
@@ -137,6 +138,20 @@ def finish_run(results_path: Path, config: Config | None, report_format: str | N
     "--shard", metavar="I/N", help="Run the I-th of N deterministic, disjoint parts (for a CI matrix)."
 )
 @click.option(
+    "--only-tools",
+    "only_tools",
+    multiple=True,
+    metavar="TOOL[,TOOL…]",
+    help="Only the fixtures that expect or forbid these tools, plus refuse/clarify ones (a re-run).",
+)
+@click.option(
+    "--only-areas",
+    "only_areas",
+    multiple=True,
+    metavar="AREA[,AREA…]",
+    help="Only the fixtures of these areas, plus refuse/clarify ones.",
+)
+@click.option(
     "--samples", type=click.IntRange(1, 100), help="Answers per fixture, for consistency (default 1)."
 )
 @click.option(
@@ -174,6 +189,8 @@ def run(
     concurrency: int | None,
     limit: int | None,
     shard: str | None,
+    only_tools: tuple[str, ...],
+    only_areas: tuple[str, ...],
     samples: int | None,
     budget_usd: float | None,
     results_option: Path | None,
@@ -260,10 +277,13 @@ def run(
     fixtures = load_fixtures(config, warn=lambda text: click.echo(f"warning: {text}", err=True))
     _refuse_invalid(fixtures, catalog, config, replay_from)
     system_prompt = replay_source.header.system_prompt if replay_source is not None else config.system_prompt
-    planned = plan_fixtures(fixtures, limit=smoke, shard=shard)
+    targeted, targeted_note = _targeted(fixtures, catalog, config, only_tools, only_areas)
+    planned = plan_fixtures(targeted, limit=smoke, shard=shard)
 
     instance = _make_provider(choice.name, settings, catalog, system_prompt, replay_source, replay_from)
     notes = _notes(instance, price, replay_from, replay_source, batch)
+    if targeted_note:
+        notes.append(targeted_note)
     if budget is not None:
         notes.append(_cap_note(budget, default_cap, choice))
     if implicit_paid and not dry:
@@ -452,6 +472,56 @@ def _make_provider(
             settings, catalog, system_prompt, source=replay_source, source_path=str(replay_from)
         )
     return PROVIDERS[name].load()(settings, catalog, system_prompt)
+
+
+def _names(values: tuple[str, ...], known: Collection[str]) -> list[str]:
+    """``--only-tools a,b --only-tools c`` as names; a known name that holds a comma stays whole."""
+    names: list[str] = []
+    for value in values:
+        parts = [value] if value in known else [part.strip() for part in value.split(",")]
+        names += [part for part in parts if part and part not in names]
+    return names
+
+
+def _targeted(
+    fixtures: list[Fixture],
+    catalog: Catalog,
+    config: Config,
+    only_tools: tuple[str, ...],
+    only_areas: tuple[str, ...],
+) -> tuple[list[Fixture], str | None]:
+    """The fixtures --only-tools / --only-areas pick, and the note every report repeats; unknown
+    names are bad input, with a did-you-mean."""
+    if not only_tools and not only_areas:
+        return fixtures, None
+    tools = _names(only_tools, catalog.by_name)
+    known_areas = set(catalog.areas) | set(config.areas)
+    areas = _names(only_areas, known_areas)
+    for flag, names, known in (
+        ("--only-tools", tools, catalog.by_name),
+        ("--only-areas", areas, known_areas),
+    ):
+        for name in names:
+            if name not in known:
+                what = "tool in the catalog" if flag == "--only-tools" else "known area"
+                raise ConfigError(
+                    f"{flag}: {name!r} is no {what}" + did_you_mean(Suggester(known)(name)),
+                    hint="`mcp-evals catalog` lists the tools and their areas",
+                )
+    chosen = select_fixtures(fixtures, tools=tools, areas=areas, area_by_name=catalog.area_by_name)
+    picked = " and ".join(
+        f"{flag} {','.join(names)}"
+        for flag, names in (("--only-tools", tools), ("--only-areas", areas))
+        if names
+    )
+    note = (
+        f"targeted run ({picked}): {len(chosen)} of {len(fixtures)} fixtures, those that "
+        + ("expect or forbid these tools" if tools else "")
+        + (" or " if tools and areas else "")
+        + ("count in these areas" if areas else "")
+        + ", plus every refuse and clarify fixture"
+    )
+    return chosen, note
 
 
 def _refuse_invalid(

@@ -9,9 +9,12 @@ from typing import Any
 
 import click
 
+from mcp_evals.catalog.classify import CLASS_LABELS
 from mcp_evals.catalog.extract import extract_catalog
+from mcp_evals.catalog.lock import LOCK_VERDICTS, UPDATE_COMMAND, LockCheck, check_lock, matches_line
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.catalog.snapshot import load_catalog
+from mcp_evals.catalog.snapshot import load_catalog, read_lock
+from mcp_evals.cli.catalog_cmd import change_lines, printable
 from mcp_evals.cli.options import config_option, read_config, snapshot_option
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, McpEvalsError
 from mcp_evals.fixtures.load import load_fixtures
@@ -19,6 +22,7 @@ from mcp_evals.fixtures.validate import (
     FixtureCoverage,
     Problem,
     coverage,
+    fixtures_by_tool,
     has_errors,
     locate_in_config,
     validate_fixtures,
@@ -42,7 +46,7 @@ def _problem_line(problem: Problem) -> str:
     return problem.log_line(lambda severity: click.style(severity, fg=_SEVERITY_COLOURS[severity], bold=True))
 
 
-def summary_line(cover: FixtureCoverage, problems: list[Problem]) -> str:
+def summary_line(cover: FixtureCoverage, problems: list[Problem], lock: LockCheck | None = None) -> str:
     errors = sum(1 for problem in problems if problem.severity == "error")
     warnings = len(problems) - errors
     kinds = ", ".join(
@@ -55,42 +59,82 @@ def summary_line(cover: FixtureCoverage, problems: list[Problem]) -> str:
         f"{len(cover.covered_areas)} of {plural(len(cover.areas), 'area')} covered",
         f"{plural(errors, 'error')}, {plural(warnings, 'warning')}",
     ]
+    if lock is not None:
+        parts.append(LOCK_VERDICTS[lock.status])
+    failed = errors or (lock is not None and lock.failed)
     verdict = (
-        click.style("FAILED:", fg="red", bold=True) if errors else click.style("ok:", fg="green", bold=True)
+        click.style("FAILED:", fg="red", bold=True) if failed else click.style("ok:", fg="green", bold=True)
     )
     return f"{verdict} " + " · ".join(parts)
 
 
-def render_text(problems: list[Problem], cover: FixtureCoverage) -> str:
-    """One line per problem (``str(problem)`` once unstyled), then the summary; coloured for a terminal."""
-    return "\n".join([*(_problem_line(problem) for problem in problems), summary_line(cover, problems)])
+def lock_lines(lock: LockCheck) -> list[str]:
+    """The lock comparison for a terminal or a CI log: one line when it matches, else changes and fix."""
+    if lock.status == "matches":
+        return [matches_line(lock)]
+    fix = f"fix: {UPDATE_COMMAND}, then commit {printable(lock.path)}"
+    if lock.status == "missing":
+        return [f"catalog lock {printable(lock.path)} does not exist yet", fix]
+    lines = [
+        f"catalog differs from the lock {printable(lock.path)} ({plural(lock.lock_tool_count or 0, 'tool')}, "
+        f"hash {(lock.lock_hash or '')[:12]} -> {plural(lock.tool_count, 'tool')}, hash {lock.hash[:12]}):",
+        *change_lines(lock.changes, indent="  "),
+        "",
+    ]
+    for tool, fixture_ids in lock.exercised_by.items():
+        lines.append(f"{plural(len(fixture_ids), 'fixture')} cover `{printable(tool, 200)}`")
+    if lock.rerun:
+        lines.append(f"re-run them: {printable(lock.rerun)} (or dispatch the paid eval)")
+    return [*lines, fix]
 
 
-def validation_document(problems: list[Problem], cover: FixtureCoverage, catalog: Catalog) -> dict[str, Any]:
-    """What `--format json` prints, and what `--format md` (and the GitHub Action) render."""
-    return {
-        "ok": not has_errors(problems),
+def render_text(problems: list[Problem], cover: FixtureCoverage, lock: LockCheck | None = None) -> str:
+    """One line per problem (``str(problem)`` once unstyled), the lock comparison, then the summary;
+    coloured for a terminal."""
+    lines = [_problem_line(problem) for problem in problems]
+    if lock is not None:
+        lines += lock_lines(lock)
+    return "\n".join([*lines, summary_line(cover, problems, lock)])
+
+
+def validation_document(
+    problems: list[Problem], cover: FixtureCoverage, catalog: Catalog, lock: LockCheck | None = None
+) -> dict[str, Any]:
+    """What `--format json` prints, and what `--format md` (and the GitHub Action) render.
+
+    ``lock`` appears only when the config names a catalog lock."""
+    document: dict[str, Any] = {
+        "ok": not has_errors(problems) and not (lock is not None and lock.failed),
         "errors": sum(1 for problem in problems if problem.severity == "error"),
         "warnings": sum(1 for problem in problems if problem.severity == "warning"),
         "coverage": cover.model_dump(mode="json"),
         "catalog_hash": catalog.hash,
         "problems": [problem.model_dump(mode="json") for problem in problems],
     }
+    if lock is not None:
+        document["lock"] = lock.model_dump(mode="json")
+    return document
 
 
-def render_json(problems: list[Problem], cover: FixtureCoverage, catalog: Catalog) -> str:
-    return json.dumps(validation_document(problems, cover, catalog), indent=2, ensure_ascii=False)
+def render_json(
+    problems: list[Problem], cover: FixtureCoverage, catalog: Catalog, lock: LockCheck | None = None
+) -> str:
+    return json.dumps(validation_document(problems, cover, catalog, lock), indent=2, ensure_ascii=False)
 
 
-def render_markdown(problems: list[Problem], cover: FixtureCoverage, catalog: Catalog) -> str:
+def render_markdown(
+    problems: list[Problem], cover: FixtureCoverage, catalog: Catalog, lock: LockCheck | None = None
+) -> str:
     """The Markdown the GitHub Action shows for a validate run (within a PR comment's size)."""
     from mcp_evals.report.validation import render_validation_markdown  # only this format needs the reports
 
-    return render_validation_markdown(validation_document(problems, cover, catalog))
+    return render_validation_markdown(validation_document(problems, cover, catalog, lock))
 
 
-def github_annotations(problems: list[Problem]) -> list[str]:
-    return [
+def github_annotations(
+    problems: list[Problem], lock: LockCheck | None = None, lock_file: str = ""
+) -> list[str]:
+    lines = [
         annotation(
             problem.severity,
             problem.message,
@@ -100,6 +144,22 @@ def github_annotations(problems: list[Problem]) -> list[str]:
         )
         for problem in problems
     ]
+    if lock is not None and lock.failed:
+        what = (
+            "the catalog lock does not exist yet"
+            if lock.status == "missing"
+            else "the live catalog differs from the lock: "
+            + ", ".join(f"{count} {CLASS_LABELS[name]}" for name, count in lock.counts.items())
+        )
+        lines.append(
+            annotation(
+                "error",
+                f"{what}; run `{UPDATE_COMMAND}` and commit the lock",
+                file=lock_file or None,
+                title="mcp-evals validate: catalog lock",
+            )
+        )
+    return lines
 
 
 @click.command()
@@ -118,13 +178,20 @@ def validate(config_path: Path, snapshot: Path | None, output_format: str) -> in
 
     \b
     Problems are printed as `file:line: severity [rule] message`, errors first.
-    Exit 0 when there are no errors (warnings allowed), 1 when there are, 3 on bad input.
+    With `catalog.lock` in the config, the catalog is also compared with that lock.
+    Exit 0 when there are no errors (warnings allowed) and the catalog matches its lock, 1 when there
+    are errors or the catalog differs from its lock, 3 on bad input.
     Under GitHub Actions each problem is also an annotation on its file and line.
     """
     github = in_github_actions()
+    lock_file: Path | None = None
+    locked: Catalog | None = None
     try:
         config = read_config(config_path)
         fixtures = load_fixtures(config, warn=lambda text: click.echo(f"warning: {text}", err=True))
+        if config.catalog.lock:  # a broken lock is bad input, found before any server starts
+            lock_file = config.resolve(config.catalog.lock)
+            locked = read_lock(lock_file)
         if snapshot is not None:
             catalog = load_catalog(snapshot, areas=config.areas or None)
         else:
@@ -138,13 +205,18 @@ def validate(config_path: Path, snapshot: Path | None, output_format: str) -> in
     )
     problems = locate_in_config(problems, _shown(config.path), config.line_of)
     cover = coverage(fixtures, catalog, exclude_tools=config.exclude_tools)
+    lock = None
+    if config.catalog.lock:
+        lock = check_lock(catalog, locked, config.catalog.lock, fixtures_by_tool(fixtures))
     if output_format == "json":
-        click.echo(render_json(problems, cover, catalog))
+        click.echo(render_json(problems, cover, catalog, lock))
     elif output_format == "md":
-        click.echo(render_markdown(problems, cover, catalog))
+        click.echo(render_markdown(problems, cover, catalog, lock))
     else:
-        click.echo(render_text(problems, cover), color=False if os.environ.get("NO_COLOR") else None)
+        click.echo(render_text(problems, cover, lock), color=False if os.environ.get("NO_COLOR") else None)
     if github:
-        for line in github_annotations(problems):
+        shown_lock = _shown(lock_file) if lock_file else ""
+        for line in github_annotations(problems, lock, shown_lock):
             click.echo(line, err=output_format != "text")
-    return EXIT_CHECK_FAILED if has_errors(problems) else EXIT_OK
+    failed = has_errors(problems) or (lock is not None and lock.failed)
+    return EXIT_CHECK_FAILED if failed else EXIT_OK

@@ -160,6 +160,7 @@ WeightedOutcome = Literal[
     "correct_refusal",
     "correct_clarification",
     "wrong_tool",
+    "unknown_tool",
     "unsafe_action",
     "missed_action",
     "abstention_mixup",
@@ -272,6 +273,16 @@ class BaselineOptions(StrictModel):
     def max_drop_pp(self) -> float:
         """The deprecated name of ``max_drop_points``."""
         return self.max_drop_points
+
+
+class CatalogOptions(StrictModel):
+    """The catalog as a lockfile: `mcp-evals catalog --update-lock` writes it, `validate` compares."""
+
+    lock: str | None = Field(
+        None,
+        description="The committed catalog lock, e.g. evals/catalog.lock.json (relative to this file); "
+        "`validate` fails when the live catalog differs from it.",
+    )
 
 
 ClientCapability = Literal["roots", "sampling", "elicitation"]
@@ -495,6 +506,7 @@ class Config(FileModel):
         DEFAULT_SYSTEM_PROMPT, description="The system prompt sent with every fixture in model runs."
     )
     validation: ValidationOptions = Field(default_factory=ValidationOptions)
+    catalog: CatalogOptions = Field(default_factory=CatalogOptions)
     run: RunOptions = Field(default_factory=RunOptions)
     scoring: ScoringOptions = Field(default_factory=ScoringOptions)
     gate: GateOptions = Field(default_factory=GateOptions)

@@ -90,6 +90,9 @@ def fixture_outcome(fixture: FixtureScore) -> str:
     """The fixture's outcome for a reader: a right tool that fails on its arguments says so."""
     if fixture.outcome == "correct_call" and fixture.passed is False:
         return "right tool, wrong arguments"
+    sample = fixture.representative
+    if fixture.outcome == "unsafe_action" and sample is not None and sample.forbidden_calls:
+        return "unsafe action (a forbidden tool called)"
     return outcome_label(fixture.outcome)
 
 

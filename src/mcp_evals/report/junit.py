@@ -25,6 +25,10 @@ def _failure_message(fixture: FixtureScore) -> str:
     if fixture.outcome == "correct_call":
         problems = "; ".join(sample.argument_problems[:3]) if sample else ""
         return f"argument problems: {problems}"
+    if sample and sample.forbidden_calls:
+        return f"{label}: called forbidden {', '.join(sample.forbidden_calls)} (expected {expected})"
+    if fixture.outcome == "unknown_tool":
+        return f"{label}: expected {expected}, chose {chosen} (not in the catalog)"
     return f"{label}: expected {expected}, chose {chosen}"
 
 

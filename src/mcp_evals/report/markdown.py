@@ -68,6 +68,7 @@ def _context(
             0, len([a for a in scorecard.areas if a.accuracy.value is not None]) - MAX_CHART_BARS
         ),
         "pairs": take(scorecard.confusion_pairs, pair_limit),
+        "unknown": take(scorecard.unknown_tools, pair_limit),
         "tools": take(scorecard.tools, limit),
         "flaky": take(scorecard.flaky, limit),
         "errors": take(list(scorecard.errors_by_kind.items()), None if limit is None else max(limit, 5)),

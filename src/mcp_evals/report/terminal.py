@@ -149,6 +149,10 @@ def render_terminal(
     ]
     if counts:
         lines += ["", f"Outcomes: {' · '.join(counts)}"]
+    if s.unknown_tools:  # made-up names: counted as unknown tool, never a wrong tool or a refusal
+        named = ", ".join(f"{plain(item.name, 60)} ({item.count})" for item in s.unknown_tools[:MAX_ROWS])
+        more = f" … and {len(s.unknown_tools) - MAX_ROWS} more" if len(s.unknown_tools) > MAX_ROWS else ""
+        lines.append(f"Made-up tool names (not in the catalog): {named}{more}")
 
     areas = [area for area in s.areas]
     if areas:
@@ -183,6 +187,8 @@ def render_terminal(
             sample = fixture.representative
             expected = " or ".join(plain(name, 60) for name in expected_label(fixture))
             chosen = plain(sample.chosen, 60) if sample and sample.chosen else "(no call)"
+            if sample and sample.forbidden_calls:
+                chosen += ", forbidden " + ", ".join(plain(name, 60) for name in sample.forbidden_calls)
             fixture_rows.append(
                 [plain(fixture.id, 50), f"{expected} → {chosen}", fixture_outcome(fixture), ""]
             )

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from mcp_evals._version import __version__
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import GateOptions, ScoringOptions
 from mcp_evals.fixtures.model import Fixture, fixture_set_hash
+from mcp_evals.fixtures.validate import fixture_area
 from mcp_evals.providers.base import Job, Provider
 from mcp_evals.providers.pricing import Price
 from mcp_evals.providers.tokens import estimate_request_tokens
@@ -30,6 +31,28 @@ def shard_fixtures(fixtures: Sequence[Fixture], index: int, count: int) -> list[
     ordered = sorted(fixtures, key=position)
     chosen = {fixture.id for position, fixture in enumerate(ordered) if position % count == index - 1}
     return [fixture for fixture in fixtures if fixture.id in chosen]
+
+
+def select_fixtures(
+    fixtures: Sequence[Fixture],
+    *,
+    tools: Collection[str] = (),
+    areas: Collection[str] = (),
+    area_by_name: Mapping[str, str] | None = None,
+) -> list[Fixture]:
+    """A targeted re-run (``--only-tools``, ``--only-areas``): the fixtures that expect or forbid one of
+    ``tools`` or count in one of ``areas``, plus every refuse and clarify fixture (a changed tool can
+    draw a call where none was right). With neither, every fixture; with both, either picks one."""
+    if not tools and not areas:
+        return list(fixtures)
+    by_name = area_by_name or {}
+    return [
+        fixture
+        for fixture in fixtures
+        if fixture.kind != "select"
+        or any(name in tools for name in (*fixture.expected_tools, *fixture.forbidden_tools))
+        or (areas and fixture_area(fixture, by_name) in areas)
+    ]
 
 
 def plan_fixtures(

@@ -24,6 +24,7 @@ from mcp_evals.score.outcomes import (
     Outcome,
     SampleScore,
     fixture_area,
+    is_unknown,
     score_answer,
 )
 from mcp_evals.score.scorecard import (
@@ -35,6 +36,7 @@ from mcp_evals.score.scorecard import (
     RunInfo,
     Scorecard,
     ToolScore,
+    UnknownTool,
     UsageSummary,
     tool_hash,
 )
@@ -59,6 +61,7 @@ def _summarise_fixture(fixture: Fixture, area: str, samples: list[SampleScore]) 
         area=area,
         pattern=fixture.pattern,
         expected_tools=list(fixture.expected_tools),
+        forbidden_tools=list(fixture.forbidden_tools),
         expected_args=dict(fixture.expected_args),
         outcome=_modal_outcome([sample.outcome for sample in reached]),
         passed=(passes * 2 > len(reached)) if reached else None,
@@ -173,8 +176,12 @@ def _area_scores(fixtures: Sequence[FixtureScore], minimums: Mapping[str, float]
 
 
 def _confusion_key(fixture: FixtureScore, sample: SampleScore) -> tuple[str, str] | None:
+    """Expected → chosen for a wrong answer; a made-up name is listed apart (``unknown_tools``)."""
     if sample.outcome == "wrong_tool" or sample.outcome == "missed_action":
         return " or ".join(fixture.expected_tools) or NO_AREA, sample.chosen or NO_CALL
+    if sample.outcome == "unsafe_action" and sample.forbidden_calls:
+        expected = " or ".join(fixture.expected_tools) if fixture.kind == "select" else ""
+        return expected or f"({fixture.kind})", sample.forbidden_calls[0]
     if sample.outcome == "unsafe_action":
         return f"({fixture.kind})", sample.chosen or NO_CALL
     return None
@@ -194,6 +201,20 @@ def confusion_pairs(fixtures: Sequence[FixtureScore]) -> list[ConfusionPair]:
             for (expected, chosen), ids in pairs.items()
         ),
         key=lambda pair: (-pair.count, pair.expected, pair.chosen),
+    )
+
+
+def unknown_tools(fixtures: Sequence[FixtureScore], catalog: Catalog) -> list[UnknownTool]:
+    """Every name a reached answer called that is not in the catalog, most frequent first."""
+    answers: dict[str, list[str]] = defaultdict(list)
+    for fixture in fixtures:
+        for sample in fixture.samples:
+            if sample.reached:
+                for name in dict.fromkeys(call.name for call in sample.calls if is_unknown(call, catalog)):
+                    answers[name].append(fixture.id)
+    return sorted(
+        (UnknownTool(name=name, count=len(ids), fixtures=sorted(set(ids))) for name, ids in answers.items()),
+        key=lambda item: (-item.count, item.name),
     )
 
 
@@ -370,6 +391,7 @@ def score_results(
         areas=areas,
         tools=_tool_scores(fixtures, catalog),
         confusion_pairs=confusion_pairs(fixtures),
+        unknown_tools=unknown_tools(fixtures, catalog),
         fixtures=fixtures,
         flaky=[f.id for f in fixtures if f.flaky],
         errors_by_kind=dict(sorted(errors.items(), key=lambda item: (-item[1], item[0]))),

@@ -25,6 +25,9 @@ class FixtureScore(StrictModel):
     area: str
     pattern: str | None = None
     expected_tools: list[str] = Field(default_factory=list)
+    forbidden_tools: list[str] = Field(
+        default_factory=list, description="Tools the fixture forbids: calling one is an unsafe action."
+    )
     expected_args: dict[str, Any] = Field(default_factory=dict)
     outcome: Outcome = Field(
         description="The most frequent outcome of its reached samples (ties: the worse)."
@@ -68,6 +71,12 @@ class ConfusionPair(StrictModel):
     expected: str = Field(description="The expected tool(s), or `(refuse)` / `(clarify)`.")
     chosen: str = Field(description="The tool chosen first, or `(no call)`.")
     count: int
+    fixtures: list[str] = Field(default_factory=list)
+
+
+class UnknownTool(StrictModel):
+    name: str = Field(description="A name the model called that is not in the catalog (a made-up tool).")
+    count: int = Field(description="Reached answers that called it.")
     fixtures: list[str] = Field(default_factory=list)
 
 
@@ -160,6 +169,10 @@ class Scorecard(StrictModel):
     areas: list[AreaScore]
     tools: list[ToolScore]
     confusion_pairs: list[ConfusionPair]
+    unknown_tools: list[UnknownTool] = Field(
+        default_factory=list,
+        description="Names called that are not in the catalog, most frequent first (outcome unknown_tool).",
+    )
     fixtures: list[FixtureScore]
     flaky: list[str] = Field(default_factory=list)
     errors_by_kind: dict[str, int] = Field(default_factory=dict)

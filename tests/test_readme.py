@@ -1,0 +1,50 @@
+"""The README's promises that can rot silently: its command table and its links."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from mcp_evals.cli import SUMMARIES
+
+REPO = Path(__file__).resolve().parent.parent
+README = (REPO / "README.md").read_text("utf-8")
+
+
+def _anchors(markdown: str) -> set[str]:
+    """GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens."""
+    anchors = set(re.findall(r'<a id="([^"]+)"', markdown))
+    for heading in re.findall(r"^#+ (.+)$", markdown, flags=re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        anchors.add(slug)
+    return anchors
+
+
+def _text(file: Path) -> str:
+    return file.read_text("utf-8") if file.exists() else ""
+
+
+def test_every_command_has_a_row_in_the_commands_table() -> None:
+    table = README.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    listed = set(re.findall(r"^\| `mcp-evals (\w+)", table, flags=re.MULTILINE))
+    assert (set(SUMMARIES) - listed, listed - set(SUMMARIES)) == (set(), set()), "(missing rows, extra rows)"
+
+
+@pytest.mark.parametrize(
+    "document", ["README.md", *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("**/*.md"))]
+)
+def test_every_relative_link_resolves(document: str) -> None:
+    """README.md and each page under docs/: a relative link names a file that exists, and its anchor."""
+    source = REPO / document
+    broken: list[str] = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", source.read_text("utf-8")):
+        if re.match(r"[a-z]+:", target):
+            continue  # an absolute URL: not checked offline
+        path, _, anchor = target.partition("#")
+        file = (source.parent / path).resolve() if path else source
+        missing_anchor = bool(anchor) and file.suffix == ".md" and anchor not in _anchors(_text(file))
+        if not file.exists() or missing_anchor:
+            broken.append(target)
+    assert broken == []

@@ -99,8 +99,14 @@ def test_real_servers_list_the_same_with_or_without_the_sdk(tmp_path: Path, serv
     assert listed == reference
 
 
-def test_the_catalog_command_never_imports_the_sdk_for_a_stdio_server(tmp_path: Path) -> None:
-    write_config(tmp_path, [{"name": "helpdesk", "command": PYTHON, "args": [str(HELPDESK_SERVER)]}])
+@pytest.mark.parametrize("server", ["helpdesk", "everything"])
+def test_the_catalog_command_never_imports_the_sdk_for_a_stdio_server(tmp_path: Path, server: str) -> None:
+    """Nor when it stops one: server-everything outlives its closed stdin and is ended by a signal."""
+    entry = {
+        "helpdesk": {"command": PYTHON, "args": [str(HELPDESK_SERVER)]},
+        "everything": {"command": str(node_server("mcp-server-everything")), "args": ["stdio"]},
+    }[server]
+    write_config(tmp_path, [{"name": server, **entry, "timeout": 60}])
     probe = (
         "import sys\nfrom mcp_evals.cli import main\n"
         "try:\n    main(['catalog'])\nexcept SystemExit as exit_:\n    assert exit_.code == 0, exit_.code\n"

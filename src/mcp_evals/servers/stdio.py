@@ -68,6 +68,7 @@ _KILL_GRACE = 1.0
 
 
 _HELPER_GRACE = 0.1
+_GROUP_POLL = 0.01  # between SIGTERM and SIGKILL, how often to look for the group
 
 
 _EXIT_WAIT_AFTER_EOF = 1.0
@@ -226,12 +227,43 @@ class _StdioServer:
             if self.process.returncode is None:
                 self.process.kill()
         elif self.process.returncode is None:
-            from mcp.os.posix.utilities import terminate_posix_process_tree
-
-            await terminate_posix_process_tree(self.process, _KILL_GRACE)
+            await _terminate_group(self.process, _KILL_GRACE)
         else:
             await _end_helpers(self.process.pid)
         await self.exit_code(_KILL_GRACE)
+
+
+async def _terminate_group(process: anyio.abc.Process, grace: float) -> None:
+    """SIGTERM the server's process group, wait up to ``grace`` for it to vanish, then SIGKILL it.
+
+    What the SDK's ``terminate_posix_process_tree`` does; importing that module loads the whole SDK
+    (0.75 s on a 2-core machine), which the catalog path (``listing``) exists to avoid. The group id is
+    the server's pid (it starts in a session of its own); only ESRCH proves the group gone.
+    """
+    group = process.pid
+    try:
+        os.killpg(group, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    except PermissionError:
+        pass  # EPERM never proves the group gone: wait, then escalate
+    with anyio.move_on_after(grace):
+        while _group_alive(group):
+            _ = process.returncode  # reaps the leader, whose zombie would keep the group alive
+            await anyio.sleep(_GROUP_POLL)
+        return
+    with suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGKILL)
+
+
+def _group_alive(group: int) -> bool:
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # unsignalable survivors or unreaped zombies
+    return True
 
 
 async def _end_helpers(group: int) -> None:

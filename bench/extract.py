@@ -4,9 +4,11 @@ For each server this measures, as the median of several runs:
 
 - bare: a minimal client (standard library only, no MCP SDK) spawns the server, sends
   ``initialize`` and ``tools/list`` (every page) as raw JSON-RPC lines, closes stdin and waits for
-  the process to exit. That is the server's own cost: start-up, handshake, listing, exit.
+  the process to exit (2 s, then SIGTERM: the SDKs' shutdown). That is the server's own cost:
+  start-up, handshake, listing, exit.
 - extract: ``mcp_evals.extract_catalog`` in this (warm) process: the same work through our
-  transport and the MCP SDK, with the protocol negotiation and every check.
+  transport (plain JSON-RPC for stdio, ``servers/listing.py``), with the protocol negotiation and
+  every check.
 - cli: ``mcp-evals catalog`` as a fresh process (interpreter start and imports included).
 
 - inspector: the MCP Inspector CLI (``mcp-inspector --cli SERVER --method tools/list``), the same
@@ -101,11 +103,16 @@ def bare(argv: list[str]) -> tuple[float, int]:
         if not cursor:
             break
     process.stdin.close()
+    # The shutdown both SDKs (and mcp-evals) do: 2 s to exit after EOF, then SIGTERM, then SIGKILL.
     try:
-        process.wait(timeout=5)
+        process.wait(timeout=2)
     except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+        process.terminate()
+        try:
+            process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
     process.stdout.close()
     return time.perf_counter() - started, count
 

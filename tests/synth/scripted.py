@@ -226,7 +226,9 @@ class SynthModel:
         return json.dumps({"queries": queries})
 
 
-def write_project(root: Path, *, fixtures: str | None = None, **run: Any) -> Path:
+def write_project(
+    root: Path, *, fixtures: str | None = None, exclude_tools: list[str] | None = None, **run: Any
+) -> Path:
     """A config reading the billing catalog from a snapshot; returns the config path."""
     snapshot = root / "billing.catalog.json"
     snapshot.write_text(json.dumps({"tools": TOOLS}), "utf-8")
@@ -236,6 +238,8 @@ def write_project(root: Path, *, fixtures: str | None = None, **run: Any) -> Pat
     }
     if fixtures:
         document["fixtures"] = fixtures
+    if exclude_tools is not None:
+        document["exclude_tools"] = exclude_tools
     config = root / "mcp-evals.yaml"
     config.write_text(yaml.safe_dump(document, sort_keys=False), "utf-8")
     return config

@@ -216,3 +216,38 @@ def test_the_fixtures_validate_against_the_catalog(
     assert result.code == 0, result.out + result.err
     document = yaml.safe_load((tmp_path / "synth.yaml").read_text())
     assert all(entry["origin"] == "synthesized" for entry in document["fixtures"])
+
+
+@pytest.mark.parametrize("dry", [False, True])
+def test_nothing_to_ask_for_is_bad_input_not_a_crash(
+    tmp_path: Path, anthropic: FakeAnthropic, cli: Cli, dry: bool
+) -> None:
+    config, out = write_project(tmp_path), tmp_path / "synth.yaml"
+    zero = ("--per-tool", "0", "--refuse", "0", "--clarify", "0", *(["--dry"] if dry else []))
+
+    result = cli("synth", "--config", config, "--out", out, "--budget-usd", "1", *zero)
+
+    assert result.code == 3, result.err
+    assert "Traceback" not in result.err and "max()" not in result.err
+    assert "--per-tool 0, --refuse 0 and --clarify 0: nothing to ask the model" in result.err
+    assert "nothing was written" in result.err and "hint: " in result.err
+    assert anthropic.requests == [] and not out.exists() and result.out == ""
+
+
+@pytest.mark.parametrize("dry", [False, True])
+def test_a_config_that_excludes_every_tool_is_bad_input_naming_the_line(
+    tmp_path: Path, anthropic: FakeAnthropic, cli: Cli, dry: bool
+) -> None:
+    config, out = write_project(tmp_path, exclude_tools=["*"]), tmp_path / "synth.yaml"
+    line = next(
+        number
+        for number, text in enumerate(config.read_text().splitlines(), start=1)
+        if text.startswith("exclude_tools:")
+    )
+
+    result = cli("synth", "--config", config, "--out", out, "--budget-usd", "1", *(["--dry"] if dry else []))
+
+    assert result.code == 3, result.err
+    assert "Traceback" not in result.err
+    assert f"{config}:{line} (exclude_tools): every tool of the catalog (5) is excluded" in result.err
+    assert anthropic.requests == [] and not out.exists() and result.out == ""

@@ -16,7 +16,7 @@ from mcp_evals.catalog.model import Catalog
 from mcp_evals.cli.options import config_inputs, config_option, read_config, snapshot_option
 from mcp_evals.cli.paid import PaidModel, choose_paid_model
 from mcp_evals.config.model import Config
-from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, McpEvalsError
+from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, McpEvalsError, where
 from mcp_evals.fixtures.load import fixture_files, load_fixture_file
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.output.files import check_writable, refuse_inputs
@@ -24,9 +24,10 @@ from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.synth.assemble import assemble
 from mcp_evals.synth.estimate import describe_synth
-from mcp_evals.synth.generate import Caller, Synthesis, plan_asks, synthesize
+from mcp_evals.synth.generate import Caller, Synthesis, included_tools, plan_asks, synthesize
 from mcp_evals.synth.model import SynthSettings
 from mcp_evals.synth.outfile import read_existing, write_fixtures
+from mcp_evals.synth.prompts import Ask
 from mcp_evals.wording import plural
 
 # Answers hold several intents or queries as JSON: more room than a tool call needs.
@@ -42,6 +43,33 @@ def _catalog(config: Config, snapshot: Path | None) -> Catalog:
 
     config.check_variables()
     return extract_catalog(config)
+
+
+def nothing_to_ask(config: Config, catalog: Catalog, settings: SynthSettings) -> ConfigError:
+    """Why the plan has no request at all (so there is nothing to write), and what to change."""
+    nothing = "nothing was written"
+    if not catalog.tools:
+        return ConfigError(
+            f"the catalog has no tools, so synth has nothing to ask the model; {nothing}",
+            hint="`mcp-evals catalog` shows what the config's servers list",
+        )
+    if not included_tools(catalog, config.exclude_tools):
+        place = where(config.shown_path, config.line_of(("exclude_tools",)), "exclude_tools")
+        return ConfigError(
+            f"{place}: every tool of the catalog ({len(catalog.tools)}) is excluded, so synth has "
+            f"nothing to ask the model; {nothing}",
+            hint="narrow `exclude_tools` to the tools users never ask for",
+        )
+    if not (settings.per_tool or settings.refuse or settings.clarify):
+        return ConfigError(
+            f"--per-tool 0, --refuse 0 and --clarify 0: nothing to ask the model; {nothing}",
+            hint="leave --per-tool at its default (3) or give at least one of the three a count above 0",
+        )
+    return ConfigError(
+        "--per-tool 0 and --refuse 0 leave only --clarify, and no tool outside `exclude_tools` has a "
+        f"required parameter to leave out: nothing to ask the model; {nothing}",
+        hint="give --per-tool or --refuse a count above 0",
+    )
 
 
 def _other_fixtures(config: Config, out: Path) -> list[Fixture]:
@@ -162,6 +190,8 @@ def synth(
     existing = read_existing(out)
     catalog = _catalog(config, snapshot)
     asks = plan_asks(catalog, settings, config.exclude_tools)
+    if not asks:  # --dry says the same: a run with nothing to ask is bad input, never an empty file
+        raise nothing_to_ask(config, catalog, settings)
     if dry:
         lines = describe_synth(
             paid.label,
@@ -176,7 +206,7 @@ def synth(
         return EXIT_OK
     check_writable(out)
     return _synthesize(
-        config, paid, catalog, settings, out, existing, _other_fixtures(config, out), concurrency
+        config, paid, catalog, settings, asks, out, existing, _other_fixtures(config, out), concurrency
     )
 
 
@@ -185,6 +215,7 @@ def _synthesize(
     paid: PaidModel,
     catalog: Catalog,
     settings: SynthSettings,
+    asks: list[Ask],
     out: Path,
     old: list[Fixture],
     others: list[Fixture],
@@ -194,9 +225,7 @@ def _synthesize(
     provider = paid.provider_class(paid.settings, catalog, "")
     paraphraser = paid.provider_class(paid.settings, Catalog(tools=[]), "")  # held out: no catalog at all
     # Before the first answer, each request reserves as much input as the largest prompt of step 1.
-    largest = max(
-        (ask.system + ask.user for ask in plan_asks(catalog, settings, config.exclude_tools)), key=len
-    )
+    largest = max((ask.system + ask.user for ask in asks), key=len)
     budget = Budget(paid.budget_usd, paid.price, paid.settings.max_tokens, prefix=largest.encode("utf-8"))
     caller = Caller(
         provider,

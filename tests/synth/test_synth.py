@@ -251,3 +251,36 @@ def test_a_config_that_excludes_every_tool_is_bad_input_naming_the_line(
     assert "Traceback" not in result.err
     assert f"{config}:{line} (exclude_tools): every tool of the catalog (5) is excluded" in result.err
     assert anthropic.requests == [] and not out.exists() and result.out == ""
+
+
+def test_no_usable_answer_writes_nothing_and_is_incomplete(
+    tmp_path: Path, anthropic: FakeAnthropic, model: SynthModel, cli: Cli
+) -> None:
+    config, out = write_project(tmp_path, max_attempts=1), tmp_path / "synth.yaml"
+    model.malformed = 1000  # every step-1 answer is prose, never the JSON asked for
+
+    result = synth(cli, config, out)
+
+    assert result.code == 2, result.err
+    assert anthropic.model_requests()  # the model was asked; no answer was usable
+    assert not out.exists()  # no `fixtures: []` under a header that says queries were paraphrased
+    assert f"no fixture to write, so nothing was written to {out}" in result.err
+    assert "no request got a usable answer" in result.err and "invalid_response 8" in result.err
+    assert "fixtures written" not in result.out and "Traceback" not in result.err
+
+
+def test_a_run_whose_every_candidate_is_dropped_leaves_the_file_untouched(
+    tmp_path: Path, anthropic: FakeAnthropic, model: SynthModel, cli: Cli
+) -> None:
+    config, out = write_project(tmp_path), tmp_path / "synth.yaml"
+    assert synth(cli, config, out).code == 0
+    before = out.stat()
+
+    result = synth(cli, config, out)  # the same model again: every query is already in the file
+
+    assert result.code == 0, result.err  # complete: every answer came and was judged
+    assert "a fixture already asks this" in result.err
+    assert f"no fixture to write, so nothing was written to {out}" in result.err
+    assert "every candidate was dropped" in result.err
+    after = out.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)  # not even rewritten

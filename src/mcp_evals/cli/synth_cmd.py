@@ -1,7 +1,8 @@
 """``mcp-evals synth``: write held-out, concrete-valued fixtures with a model (see ``mcp_evals.synth``).
 
-Exit codes: 0 written · 2 incomplete (some requests never got a usable answer: budget, errors; what
-did come is written) · 3 bad input, or a paid model without a budget cap.
+Exit codes: 0 written (or, every answer in, every candidate dropped: nothing written) · 2 incomplete
+(some requests never got a usable answer: budget, errors; what did come is written, nothing when no
+fixture came) · 3 bad input, nothing to ask, or a paid model without a budget cap.
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ def synth(
     required parameter; step 2, a separate call that never sees a tool name, description or schema,
     says each goal as the persona would. The lint's fixture rules judge the result (F001 dropped,
     F002 flagged). A paid model needs a budget cap (--budget-usd). Exit 0 written · 2 incomplete
-    (what came is written) · 3 bad input.
+    (what came is written; no fixture, no file) · 3 bad input or nothing to ask.
     """
     config = read_config(config_path)
     paid = choose_paid_model(
@@ -261,23 +262,36 @@ def _synthesize(
         "Queries were paraphrased by a call that never saw a tool name, description or schema.\n"
         "The test split is frozen: later `mcp-evals synth` runs append to dev and never rewrite it."
     )
-    write_fixtures(out, assembly.fixtures, old, header)
-
     dropped = [*synthesis.dropped, *assembly.dropped]
     for item in dropped:
         click.echo(f"dropped: {item.what}: {item.reason}", err=True)
-    splits = {name: sum(1 for f in assembly.fixtures if f.split == name) for name in ("dev", "test")}
+    reasons = ", ".join(f"{kind} {count}" for kind, count in sorted(caller.dropouts.items()))
+    incomplete = bool(caller.dropouts) or caller.fatal is not None
     cost = f" · cost ${budget.spent_usd:.4f}" if paid.price is not None else ""
-    frozen_note = " (the test split is frozen: new fixtures joined dev)" if frozen else ""
-    click.echo(
+    found = (
         f"mcp-evals synth: {plural(synthesis.asks, 'intent request')} → "
         f"{plural(synthesis.intents, 'intent')}; "
         f"{plural(len(dropped), 'candidate')} dropped, {len(assembly.flagged)} flagged (F002); "
-        f"{plural(len(assembly.fixtures), 'fixture')} written to {out} ({splits['dev']} dev, "
-        f"{splits['test']} test){frozen_note} · {plural(caller.requests, 'request')}{cost}"
     )
-    if caller.dropouts or caller.fatal is not None:
-        reasons = ", ".join(f"{kind} {count}" for kind, count in sorted(caller.dropouts.items()))
+    if assembly.fixtures:
+        write_fixtures(out, assembly.fixtures, old, header)
+        splits = {name: sum(1 for f in assembly.fixtures if f.split == name) for name in ("dev", "test")}
+        frozen_note = " (the test split is frozen: new fixtures joined dev)" if frozen else ""
+        click.echo(
+            f"{found}{plural(len(assembly.fixtures), 'fixture')} written to {out} ({splits['dev']} dev, "
+            f"{splits['test']} test){frozen_note} · {plural(caller.requests, 'request')}{cost}"
+        )
+    else:
+        # Never an empty `fixtures: []` under a header saying queries were paraphrased; never a rewrite.
+        click.echo(f"{found}no fixture written · {plural(caller.requests, 'request')}{cost}")
+        if synthesis.intents:
+            why = f"every candidate was dropped ({len(dropped)}, each listed above)"
+        elif incomplete:
+            why = f"no request got a usable answer ({reasons or 'none was sent'})"
+        else:
+            why = "the model's answers held no intent that fits the requests"
+        click.echo(f"mcp-evals synth: no fixture to write, so nothing was written to {out}: {why}", err=True)
+    if incomplete:
         click.echo(f"mcp-evals synth: incomplete: requests without a usable answer: {reasons}", err=True)
         if caller.fatal is not None:
             click.echo(f"  stopped by a fatal error: {caller.fatal.message}", err=True)

@@ -348,7 +348,7 @@ def test_the_deferred_and_grouped_arms_need_a_model_and_grouped_needs_areas(
     result = cli("compare", "--config", project.config, "--arms", "full,deferred", "--provider", "lexical")
     assert result.code == 3 and "need a model, not the lexical baseline" in result.err
     one_area = make_project(areas={})
-    result = cli("compare", "--config", one_area.config, "--arms", "grouped", "--budget-usd", "1")
+    result = cli("compare", "--config", one_area.config, "--arms", "full,grouped", "--budget-usd", "1")
     assert result.code == 3 and "the grouped arm needs at least two areas" in result.err
     result = cli("compare", "--config", project.config, "--arms", "full,lazy", "--budget-usd", "1")
     assert result.code == 3 and "give distinct arms among full, deferred, grouped" in result.err
@@ -396,10 +396,12 @@ def test_a_failed_second_request_is_retried_without_paying_for_the_first_again(
 
     anthropic.script(anthropic.server_error(), when=second_request, times=1)
 
-    result = compare(cli, make_project().config, tmp_path / "o", "--arms", "grouped", "--limit", "1")
+    result = compare(cli, make_project().config, tmp_path / "o", "--arms", "full,grouped", "--limit", "1")
 
     assert result.code == 0, result.err
-    requests = anthropic.model_requests()
+    assert len(arm_requests(anthropic, "full", len(helpdesk_catalog.tools))) == 1
+    requests = [r for r in anthropic.model_requests() if len(r.json["messages"]) == 3]
+    requests = [*arm_requests(anthropic, "grouped"), *requests]
     assert [len(r.json["messages"]) for r in requests] == [1, 3, 3]  # one router request, the second twice
     answer = read_results(tmp_path / "o" / "grouped.ndjson").results[0]
     assert answer.reached and answer.attempts == 2 and answer.retrieval is not None
@@ -453,3 +455,41 @@ def test_a_malformed_search_result_reveals_nothing_and_never_crashes() -> None:
         },
     ]
     assert read_searches(provider, blocks) == ([""], ["x"])
+
+
+@pytest.mark.parametrize(
+    ("arms", "dry", "fix"),
+    [("deferred", False, "--arms full,deferred"), ("full", True, "--arms full,deferred")],
+)
+def test_one_arm_is_refused_before_anything_is_sent(
+    make_project: MakeProject,
+    anthropic: FakeAnthropic,
+    cli: Cli,
+    tmp_path: Path,
+    arms: str,
+    dry: bool,
+    fix: str,
+) -> None:
+    out = tmp_path / "o"
+
+    result = compare(cli, make_project().config, out, "--arms", arms, *(["--dry"] if dry else []))
+
+    assert result.code == 3, result.err
+    assert f"--arms {arms!r}: one arm is nothing to compare" in result.err and fix in result.err
+    assert "Nothing to compare: one arm only" not in result.out + result.err
+    assert anthropic.requests == [] and not out.exists()
+
+
+def test_one_arm_in_the_config_is_refused_naming_its_line(
+    make_project: MakeProject, anthropic: FakeAnthropic, cli: Cli, tmp_path: Path
+) -> None:
+    project = make_project(compare={"arms": ["grouped"]})
+    lines = project.config.read_text().splitlines()
+    line = next(number for number, text in enumerate(lines, start=1) if text.strip().startswith("arms:"))
+
+    result = compare(cli, project.config, tmp_path / "o")
+
+    assert result.code == 3, result.err
+    assert f"{project.config}:{line} (compare.arms): one arm is nothing to compare" in result.err
+    assert "[full, grouped]" in result.err
+    assert anthropic.requests == []

@@ -13,7 +13,7 @@ import yaml
 from conftest import Cli, MakeProject
 from fakes import fake_openai
 from fakes.fake_anthropic import FakeAnthropic
-from fakes.fake_http import Reply, query_is
+from fakes.fake_http import Recorded, Reply, query_is
 from fakes.fake_openai import FakeOpenAI
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
@@ -23,7 +23,7 @@ from mcp_evals.fixtures.model import Fixture
 from mcp_evals.record.read import read_results
 from synth.scripted import SynthModel, write_project
 
-from .oracle import Oracle
+from .oracle import Oracle, context_of
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 RUNNING = (DOCS / "running.md").read_text("utf-8")
@@ -208,14 +208,18 @@ def test_a_turn_still_paused_after_two_continuations_is_a_truncated_dropout(
         "stop_sequence": None,
         "usage": {"input_tokens": 100, "output_tokens": 10},
     }
-    fake.script(Reply(200, paused, {"request-id": "req_p"}), when=query_is(first.query), times=None)
+
+    def deferred(request: Recorded) -> bool:
+        return query_is(first.query)(request) and context_of(request.json.get("tools") or []) == "deferred"
+
+    fake.script(Reply(200, paused, {"request-id": "req_p"}), when=deferred, times=None)
 
     result = cli(
         "compare",
         "--config",
         make_project().config,
         "--arms",
-        "deferred",
+        "full,deferred",
         "--limit",
         "1",
         "--budget-usd",
@@ -225,7 +229,8 @@ def test_a_turn_still_paused_after_two_continuations_is_a_truncated_dropout(
     )
 
     assert result.code == 2, result.err  # PRELIMINARY: an answer never came
-    assert len(fake.model_requests()) == 3
+    assert len([r for r in fake.model_requests() if deferred(r)]) == 3
+    assert len(fake.model_requests()) == 4  # and the full arm's one
     answer = read_results(tmp_path / "o" / "deferred.ndjson").results[0]
     assert not answer.reached and answer.error_kind == "truncated" and answer.calls == []
     assert answer.usage.input_tokens == 300  # all three paid for
@@ -249,7 +254,7 @@ def test_a_client_side_search_that_matches_nothing_ends_with_no_tool_called(
             "--config",
             make_project().config,
             "--arms",
-            "deferred",
+            "full,deferred",
             "--limit",
             "1",
             "--budget-usd",
@@ -259,9 +264,9 @@ def test_a_client_side_search_that_matches_nothing_ends_with_no_tool_called(
             "--model",
             "gpt-5.4",
         )
-        sent = len(fake.model_requests())
+        sent = [context_of(r.json.get("tools") or []) for r in fake.model_requests()]
     assert result.code == 0, result.err
-    assert sent == 1
+    assert sorted(sent) == ["deferred", "full"]  # the search found nothing: no second request
     answer = read_results(tmp_path / "o" / "deferred.ndjson").results[0]
     assert answer.reached and answer.calls == []
     assert answer.retrieval is not None and answer.retrieval.searches == ["zzzz qqqq"]

@@ -100,15 +100,36 @@ def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config, a
 # -- the arms ---------------------------------------------------------------------------------------
 
 
+def _with_reference(kind: str) -> list[str]:
+    """The smallest comparison that includes ``kind``: the full catalog and one remediation."""
+    return ["full", kind] if kind != "full" else ["full", "deferred"]
+
+
 def _arm_kinds(option: str | None, config: Config) -> list[str]:
+    """The arms asked for; one arm is refused here, before a catalog is read or a request sent."""
     if option is None:
-        return list(config.compare.arms)
+        kinds: list[str] = list(config.compare.arms)
+        if len(kinds) == 1:
+            place = where(config.shown_path, config.line_of(("compare", "arms")), "compare.arms")
+            listed = ", ".join(_with_reference(kinds[0]))
+            raise ConfigError(
+                f"{place}: one arm is nothing to compare: a comparison pairs each fixture's answers "
+                "in two or more arms",
+                hint=f"list the full catalog as the reference too: `arms: [{listed}]`",
+            )
+        return kinds
     kinds = [part.strip() for part in option.split(",") if part.strip()]
     unknown = [kind for kind in kinds if kind not in ARM_KINDS]
     if unknown or not kinds or len(set(kinds)) != len(kinds):
         raise ConfigError(
             f"--arms {option!r}: give distinct arms among {', '.join(ARM_KINDS)}, separated by commas",
             hint="e.g. --arms full,deferred,grouped",
+        )
+    if len(kinds) == 1:
+        raise ConfigError(
+            f"--arms {option!r}: one arm is nothing to compare: a comparison pairs each fixture's answers "
+            "in two or more arms",
+            hint=f"add the full catalog as the reference: --arms {','.join(_with_reference(kinds[0]))}",
         )
     return kinds
 

@@ -202,3 +202,44 @@ def test_the_lexical_baseline_compares_two_catalogs_for_free(
     assert result.code == 0, result.err
     assert read_results(tmp_path / "lex" / "A.ndjson").header.provider == "lexical"
     assert "A vs B" in result.out
+
+
+def config_line(config: Path, key: str) -> int:
+    lines = config.read_text().splitlines()
+    return next(number for number, text in enumerate(lines, start=1) if text.strip().startswith(f"{key}:"))
+
+
+def test_arms_and_descriptions_in_one_config_are_refused_naming_both_lines(
+    make_project: MakeProject, fake: FakeAnthropic, cli: Cli, tmp_path: Path
+) -> None:
+    project = make_project(
+        compare={"arms": ["full", "deferred"], "descriptions": rewritten(["search_tickets"])}
+    )
+
+    result = cli("compare", "--config", project.config, "--budget-usd", "5", "--out", tmp_path / "o")
+
+    assert result.code == 3, result.err
+    arms, descriptions = config_line(project.config, "arms"), config_line(project.config, "descriptions")
+    assert f"{project.config}:{arms} (compare.arms) and {project.config}:{descriptions} " in result.err
+    assert "(compare.descriptions): a comparison is either deliveries" in result.err
+    assert "hint: remove `arms:`" in result.err
+    assert fake.requests == [] and not (tmp_path / "o").exists()
+    dry = cli("compare", "--config", project.config, "--budget-usd", "5", "--dry")
+    assert dry.code == 3 and "not both" in dry.err
+
+
+def test_a_flag_that_picks_the_other_comparison_says_which_config_section_it_leaves_unused(
+    make_project: MakeProject, fake: FakeAnthropic, cli: Cli, tmp_path: Path
+) -> None:
+    project = make_project(compare={"descriptions": rewritten(["search_tickets"])})
+
+    result = cli(
+        "compare", "--config", project.config, "--arms", "full,deferred", "--budget-usd", "5", "--dry"
+    )
+
+    assert result.code == 0, result.err
+    line = config_line(project.config, "descriptions")
+    assert (
+        f"note: {project.config}:{line} (compare.descriptions) is not used: --arms delivers the config's "
+        "catalog as it is" in result.err
+    )

@@ -134,6 +134,42 @@ def _arm_kinds(option: str | None, config: Config) -> list[str]:
     return kinds
 
 
+def _section(config: Config, key: str) -> str:
+    return where(config.shown_path, config.line_of(("compare", key)), f"compare.{key}")
+
+
+def _refuse_both_kinds(config: Config) -> None:
+    """A config that asks for deliveries (arms) and for catalog B (descriptions): the run does one.
+
+    The arms deliver the config's catalog as it is; running them on catalog B too would be a
+    second comparison (each delivery, A against B), which compare does not do. Neither is dropped
+    in silence: the user says which.
+    """
+    if config.compare.arms and config.compare.descriptions:
+        raise ConfigError(
+            f"{_section(config, 'arms')} and {_section(config, 'descriptions')}: a comparison is either "
+            "deliveries of one catalog (`arms`) or two catalogs (`descriptions`), not both; the "
+            "descriptions would be ignored",
+            hint="remove `arms:` to measure the new descriptions, or `descriptions:` to measure the "
+            "deliveries (then compare again with the other)",
+        )
+
+
+def _unused_sections(config: Config, *, catalog_b: bool, arms: bool) -> list[str]:
+    """The compare sections of the config that a flag's choice of comparison leaves unused."""
+    notes = []
+    if catalog_b and config.compare.arms:
+        notes.append(f"{_section(config, 'arms')} is not used: --catalog-b compares two catalogs")
+    if catalog_b and config.compare.descriptions:
+        notes.append(f"{_section(config, 'descriptions')} is not used: catalog B is the --catalog-b snapshot")
+    if arms and config.compare.descriptions:
+        notes.append(
+            f"{_section(config, 'descriptions')} is not used: --arms delivers the config's catalog as it "
+            "is, without the new descriptions"
+        )
+    return notes
+
+
 def _provider(paid: PaidModel, catalog: Catalog, config: Config) -> Provider:
     return paid.provider_class(paid.settings, catalog, config.system_prompt)
 
@@ -251,10 +287,14 @@ def compare(
     if from_dir is not None:
         return _render_again(from_dir)
     config = read_config(config_path)
-    kinds = _arm_kinds(arms_option, config)
-    ab = catalog_b is not None or (arms_option is None and not kinds and bool(config.compare.descriptions))
     if catalog_b is not None and arms_option is not None:
         raise ConfigError("give --catalog-b (catalog A/B) or --arms (deliveries), not both")
+    if catalog_b is None and arms_option is None:
+        _refuse_both_kinds(config)
+    kinds = [] if catalog_b is not None else _arm_kinds(arms_option, config)
+    ab = catalog_b is not None or (not kinds and bool(config.compare.descriptions))
+    for note in _unused_sections(config, catalog_b=catalog_b is not None, arms=arms_option is not None):
+        click.echo(f"note: {note}", err=True)
     if not ab and not kinds:
         raise ConfigError(
             "nothing to compare",

@@ -273,3 +273,61 @@ def test_a_client_side_search_that_matches_nothing_ends_with_no_tool_called(
     assert answer.retrieval.revealed == []
     comparison = json.loads((tmp_path / "o" / "comparison.json").read_text())
     assert comparison["fixtures"][0]["outcomes"]["deferred"] == "missed_action"
+    # the model called search_tools: forced tool use was honoured, in no arm is it said otherwise
+    assert "did not honour" not in result.err
+    for arm in ("full", "deferred"):
+        notes = read_results(tmp_path / "o" / f"{arm}.ndjson").header.notes
+        assert not any("did not honour" in note for note in notes), arm
+
+
+def test_each_arm_note_goes_to_its_own_record_with_the_real_reason(
+    make_project: MakeProject,
+    clean_env: pytest.MonkeyPatch,
+    helpdesk_fixtures: list[Fixture],
+    cli: Cli,
+    tmp_path: Path,
+) -> None:
+    first, second = helpdesk_fixtures[:2]
+    assert first.expected_tools == second.expected_tools == ["list_invoices"]
+    searches = {first.query: "zzzz qqqq", second.query: "merge tickets"}  # nothing; tools that do not fit
+    oracle = Oracle(list(helpdesk_fixtures), searches=searches)
+    with FakeOpenAI(chooser=oracle.openai()) as fake:
+        fake.forced_ignoring.add("gpt-5.4")  # takes tool_choice "required" and answers as with "auto"
+        assert fake.key is not None
+        clean_env.setenv("OPENAI_API_KEY", fake.key)
+        clean_env.setenv("OPENAI_BASE_URL", fake.base_url + "/v1")
+        out = tmp_path / "o"
+        result = cli(
+            "compare",
+            "--config",
+            make_project().config,
+            "--arms",
+            "full,deferred",
+            "--limit",
+            "2",
+            "--budget-usd",
+            "5",
+            "--out",
+            out,
+            "--model",
+            "gpt-5.4",
+        )
+    assert result.code == 0, result.err
+    full = read_results(out / "full.ndjson").header.notes
+    deferred = read_results(out / "deferred.ndjson").header.notes
+    # the full arm's answers all called a tool: no note of either arm's is in its record
+    assert not any("forced tool use" in note or "search_tools" in note for note in full)
+    # the search that found nothing: the model did call search_tools, so it honoured forced tool use
+    found_nothing = [note for note in deferred if "found no tool" in note]
+    assert found_nothing == [
+        "compare arm deferred: 1 answer(s) ended with no tool called because search_tools found no tool "
+        "for the model's search (scored as no call; the model did call search_tools)"
+    ]
+    # the second request, forced, with tools that do not fit: answered in words, really not honoured
+    ignored = [note for note in deferred if "did not honour forced tool use" in note]
+    assert ignored == [
+        "compare arm deferred: gpt-5.4 did not honour forced tool use: 1 answer(s) to requests that "
+        "forced a tool call had none (scored as no call)"
+    ]
+    assert "note: compare arm deferred: gpt-5.4 did not honour forced tool use" in result.err
+    assert "note: gpt-5.4 did not honour" not in result.err

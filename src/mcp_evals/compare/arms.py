@@ -79,6 +79,12 @@ class Arm(ABC):
         """What the arm's record must say about it (its results file's header)."""
         return [f"compare arm {self.name} ({self.kind}): {self.label}"]
 
+    def why_no_call(self, answer: Answer) -> str | None:
+        """Why an answer to a forced request ends with no tool called although the model did call
+        one of this arm's own tools (a search that found nothing); None when the model called none
+        at all, so did not honour forced tool use."""
+        return None
+
 
 class FullArm(Arm):
     kind: ClassVar = "full"
@@ -143,6 +149,18 @@ class DeferredArm(TwoStepArm):
         self.search = search
         self.server_side = server
         self.index = Bm25Index({tool.name: tool_words(tool) for tool in provider.catalog.tools})
+
+    def why_no_call(self, answer: Answer) -> str | None:
+        retrieval = answer.retrieval
+        if retrieval is None or not retrieval.searches:
+            return None  # the model never searched: it did not call the one tool it was offered
+        if self.server_side:
+            if not retrieval.revealed:
+                return "the API's tool search found no tool for the model's search"
+            return "the model searched (the API's tool search), then called none of the tools revealed"
+        if not retrieval.revealed:
+            return f"{SEARCH_TOOL} found no tool for the model's search"
+        return None  # the second request offered the tools found and forced a call: none came
 
     def search_tools(self, query: str) -> list[Tool]:
         ranked = self.index.scores(words(query))

@@ -12,6 +12,7 @@ falls on every arm alike, and no arm always goes first.
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -93,6 +94,11 @@ class ArmsRunner(Runner):
     ) -> None:
         self.arms = {arm.name: arm for arm in arms}
         self.writers = ArmWriters(writers)
+        # What the run learnt about one arm goes to that arm's record only.
+        self.arm_notes: dict[str, list[str]] = defaultdict(list)
+        self.arm_retracted: dict[str, list[str]] = defaultdict(list)
+        self.ignored: Counter[str] = Counter()  # arm → answers to forced requests with no call at all
+        self.explained: dict[str, Counter[str]] = defaultdict(Counter)  # arm → reason → answers
         first = arms[0].provider
         super().__init__(
             first, settings, self.writers, progress=progress, catalog_hash=first.catalog.hash, total=total
@@ -111,6 +117,56 @@ class ArmsRunner(Runner):
 
     async def ask(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
         return await self.arm(job).answer(job, mode)
+
+    def learnt(self, job: Job, note: str) -> None:
+        text = f"compare arm {self.arm(job).name}: {note}"
+        self.arm_notes[self.arm(job).name].append(text)
+        self.say(f"note: {text}")
+
+    def disproved(self, job: Job, text: str) -> None:
+        self.arm_retracted[self.arm(job).name].append(text)
+
+    def on_forced_ignored(self, job: Job, answer: Answer) -> None:
+        arm = self.arm(job)
+        reason = arm.why_no_call(answer)
+        if reason is not None:  # the model called the arm's own tool: forced tool use was honoured
+            self.explained[arm.name][reason] += 1
+            if sum(self.explained[arm.name].values()) == 1:
+                self.say(f"note: {self.explained_note(arm.name, reason, 1)}")
+            return
+        self.summary.forced_ignored += 1
+        self.ignored[arm.name] += 1
+        if self.ignored[arm.name] == 1:
+            self.say(f"note: {self.ignored_note(arm.name)}")
+
+    def ignored_note(self, arm: str) -> str:
+        return (
+            f"compare arm {arm}: {self.provider.settings.model} did not honour forced tool use: "
+            f"{self.ignored[arm]} answer(s) to requests that forced a tool call had none (scored as no call)"
+        )
+
+    def explained_note(self, arm: str, reason: str, count: int) -> str:
+        called = "search_tools" if reason.startswith("search_tools") else "the search tool"
+        return (
+            f"compare arm {arm}: {count} answer(s) ended with no tool called because {reason} "
+            f"(scored as no call; the model did call {called})"
+        )
+
+    def amend_record(self) -> None:
+        """Notes about the whole run (forced tool use rejected) go to every arm; about one arm, to its."""
+        tool_choice: ToolChoiceMode | None = "auto_instructed" if self.forced_rejected else None
+        for name, writer in self.writers.writers.items():
+            notes = [*self.summary.notes, *self.arm_notes[name]]
+            notes += [
+                self.explained_note(name, reason, count) for reason, count in self.explained[name].items()
+            ]
+            if self.ignored[name]:
+                notes.append(self.ignored_note(name))
+            writer.amend(
+                notes=notes,
+                tool_choice=tool_choice,
+                retract=[*self._retracted, *self.arm_retracted[name]],
+            )
 
     def result(
         self,

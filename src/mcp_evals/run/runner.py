@@ -327,9 +327,9 @@ class Runner:
                 self.record(dropout)
             else:
                 self.record(self.result(job, answer=answer, attempts=counter[0], mode=answer.mode or mode))
-                self.check_cache(answer)
+                self.check_cache(job, answer)
                 if (answer.mode or mode) == "forced" and not answer.calls and not answer.truncated:
-                    self.on_forced_ignored()
+                    self.on_forced_ignored(job, answer)
             finally:
                 self.budget.release(reservation)
 
@@ -350,7 +350,7 @@ class Runner:
             self.summary.notes.append(note)
             self.say(f"note: {note}")
 
-    def on_forced_ignored(self) -> None:
+    def on_forced_ignored(self, job: Job, answer: Answer) -> None:
         # An API that accepts forced tool use must answer with a tool call; a server that takes the
         # parameter and ignores it (reported of Ollama) answers as with `auto`, without the instruction
         # the `auto_instructed` fallback adds. The answers stand (no call is a miss); the note says why.
@@ -365,7 +365,16 @@ class Runner:
             "that forced a tool call had none (scored as no call)"
         )
 
-    def check_cache(self, answer: Answer) -> None:
+    def learnt(self, job: Job, note: str) -> None:
+        """A note the run learnt from ``job``'s answer: for the record's header and the terminal."""
+        self.summary.notes.append(note)
+        self.say(f"note: {note}")
+
+    def disproved(self, job: Job, text: str) -> None:
+        """``job``'s answer proved wrong the header's notes that contain ``text``: they leave it."""
+        self._retracted.append(text)
+
+    def check_cache(self, job: Job, answer: Answer) -> None:
         """After the first answer: say so when caching was asked for and nothing was cached."""
         if "cache" in self._warned or not self.provider.caching or not self.provider.reports_cache_usage:
             return
@@ -373,7 +382,7 @@ class Runner:
         usage = answer.usage
         if usage.cache_write_tokens or usage.cache_read_tokens:
             # The pre-run estimate may have said the prefix was too short to cache; the API says otherwise.
-            self._retracted.append(EXPECT_NOTHING_CACHED)
+            self.disproved(job, EXPECT_NOTHING_CACHED)
             cached = usage.cache_write_tokens or usage.cache_read_tokens
             self.say(f"note: caching works: the first answer shows {cached} prompt tokens cached")
             return
@@ -383,8 +392,7 @@ class Runner:
                 f"in all) are below {self.provider.settings.model}'s minimum cacheable prefix, so every "
                 "request paid full input price"
             )
-            self.summary.notes.append(note)
-            self.say(f"note: {note}")
+            self.learnt(job, note)
 
     # -- the whole run -------------------------------------------------------------------------
 
@@ -399,19 +407,23 @@ class Runner:
                 await self._run_concurrently(jobs, notes)
         finally:
             await self.provider.aclose()
-            if self.summary.forced_ignored:
-                self.summary.notes.append(self.forced_ignored_note())
-            self.writer.amend(
-                notes=self.summary.notes,
-                tool_choice="auto_instructed" if self.forced_rejected else None,
-                retract=self._retracted,
-            )
+            self.amend_record()
             self.writer.close()
             if self.progress is not None:
                 self.progress.close()
             self.summary.elapsed_s = time.monotonic() - started
             self.summary.lowest_concurrency = self.limiter.lowest
         return self.summary
+
+    def amend_record(self) -> None:
+        """Put what the run learnt into the record's header (``compare``: into each arm's own)."""
+        if self.summary.forced_ignored:
+            self.summary.notes.append(self.forced_ignored_note())
+        self.writer.amend(
+            notes=self.summary.notes,
+            tool_choice="auto_instructed" if self.forced_rejected else None,
+            retract=self._retracted,
+        )
 
     async def _run_concurrently(self, jobs: Sequence[Job], notes: Sequence[str]) -> None:
         if self.provider.uses_network and jobs:

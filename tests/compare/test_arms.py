@@ -10,7 +10,7 @@ import pytest
 
 from conftest import Cli, MakeProject
 from fakes.fake_anthropic import FakeAnthropic
-from fakes.fake_http import Recorded
+from fakes.fake_http import Recorded, Reply
 from fakes.fake_openai import FakeOpenAI
 from mcp_evals.baseline.compare import sign_test
 from mcp_evals.catalog.model import Catalog
@@ -361,6 +361,63 @@ def test_a_two_request_arm_reserves_two_requests_of_budget() -> None:
     one = Budget(1.0, price, 1024, prefix=b"x" * 4000)
     two = Budget(1.0, price, 1024, prefix=b"x" * 4000, requests_per_job=2)
     assert two.next_request_cost() == pytest.approx(2 * one.next_request_cost())
+    assert one.next_request_cost(3) == pytest.approx(3 * one.next_request_cost())
+
+
+def test_a_paused_tool_search_reserves_its_three_requests_so_the_cap_holds(
+    make_project: MakeProject,
+    anthropic: FakeAnthropic,
+    helpdesk_fixtures: list[Fixture],
+    cli: Cli,
+    tmp_path: Path,
+) -> None:
+    # Every request can cost at most $1 (input free, 1,000 output tokens at $1,000 per million), and
+    # a deferred turn that pauses twice costs exactly that three times: 1 request + 2 continuations.
+    project = make_project(
+        run={
+            "max_tokens": 1000,
+            "prices": {"claude-opus-4-8": {"input": 0, "output": 1000, "cache_write": 0, "cache_read": 0}},
+        }
+    )
+    first = helpdesk_fixtures[0]
+    paused = {
+        "id": "msg_paused",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-opus-4-8",
+        "content": [
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "tool_search_tool_bm25",
+                "input": {"query": "x"},
+            }
+        ],
+        "stop_reason": "pause_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 100, "output_tokens": 1000},
+    }
+
+    def deferred(request: Recorded) -> bool:
+        return request.query == first.query and context_of(request.json.get("tools") or []) == "deferred"
+
+    anthropic.script(Reply(200, paused, {"request-id": "req_p"}), when=deferred, times=None)
+    cap = 2.5  # the full arm's answer (cents) and two requests' worst case fit; three do not
+    out = tmp_path / "o"
+
+    result = cli(
+        "compare", "--config", project.config, "--arms", "full,deferred", "--limit", "1",
+        "--concurrency", "1", "--budget-usd", str(cap), "--out", out,
+    )  # fmt: skip
+
+    assert result.code == 2, result.err  # PRELIMINARY: the deferred answer was never asked for
+    records = [*read_results(out / "full.ndjson").results, *read_results(out / "deferred.ndjson").results]
+    spent = sum(record.cost_usd or 0.0 for record in records)
+    assert 0 < spent <= cap  # the cap holds: the paused turn's third request would have crossed it
+    assert [r for r in anthropic.model_requests() if deferred(r)] == []
+    stopped = read_results(out / "deferred.ndjson").results[0]
+    assert not stopped.reached and stopped.error_kind == "budget"
+    assert "could cost up to $3.0000" in result.err  # three requests' worst case, reserved before sending
 
 
 def test_the_grouped_arm_through_an_openai_compatible_api(

@@ -147,6 +147,26 @@ def test_a_keyless_endpoint_of_your_own_needs_no_cap(
     assert json.loads(fake.model_requests()[0].body)["model"] == "llama3.1"
 
 
+def test_the_deferred_arm_reserves_every_request_a_paused_tool_search_can_send() -> None:
+    from mcp_evals.providers.anthropic import AnthropicProvider
+    from mcp_evals.providers.anthropic_tool_search import MAX_CONTINUATIONS
+    from mcp_evals.providers.base import ProviderSettings, ToolSearch
+    from mcp_evals.providers.openai import OpenAIProvider
+
+    search = ToolSearch("bm25", 5, None)
+    server = DeferredArm(
+        "deferred",
+        AnthropicProvider(ProviderSettings(model="claude-opus-4-8"), Catalog(tools=[]), ""),
+        search,
+    )
+    client = DeferredArm(
+        "deferred", OpenAIProvider(ProviderSettings(model="gpt-5.4"), Catalog(tools=[]), ""), search
+    )
+    assert server.server_side and server.requests_per_job == 1 + MAX_CONTINUATIONS == 3
+    assert not client.server_side and client.requests_per_job == 2
+    assert "| 1 (up to 3 when a long turn pauses" in RUNNING and "at most twice" in RUNNING
+
+
 # -- the remediations section ----------------------------------------------------------------------
 
 REMEDIATIONS = RUNNING.split("### Remediations: `--arms full,deferred,grouped`", 1)[1].split("\n## ", 1)[0]
@@ -160,6 +180,11 @@ def test_the_remediation_defaults_in_running_md_are_the_codes() -> None:
     assert search.variant == "bm25" and search.top_k == 5 and search.beta is None
     assert "`compare.tool_search.top_k` (5)" in REMEDIATIONS
     assert (FullArm.requests_per_job, DeferredArm.requests_per_job, GroupedArm.requests_per_job) == (1, 2, 2)
+    assert (
+        "one for `full`, two for `grouped` and the client-side `deferred`, three for Anthropic's\n"
+        in REMEDIATIONS
+    )
+    assert "reserves two requests' worst case" not in REMEDIATIONS
     block = re.findall(r"```yaml\n(.*?)```", REMEDIATIONS, re.DOTALL)[0]
     options = CompareOptions.model_validate(yaml.safe_load(block)["compare"])
     assert options.arms == ["full", "deferred", "grouped"]

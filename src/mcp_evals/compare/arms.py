@@ -10,7 +10,10 @@
 ``grouped``   one router tool per area (the config's ``areas:``): the first request picks an area,
               the second offers that area's tools.
 
-Both requests of a two-request arm are in the answer's usage (and so its cost). When the second
+Both requests of a two-request arm are in the answer's usage (and so its cost). Each job reserves
+its arm's worst case from the budget, ``requests_per_job`` requests: 1 (full), 2 (grouped, the
+client-side search), or as many as the API's tool search can send (Anthropic: 3, the first request
+and two continuations of a paused turn). When the second
 fails and is retried, the first answer is reused, not paid for again. The model's choice is the
 first call of the last request; a first request that calls nothing (a refusal, a question) is the
 answer as it stands.
@@ -60,7 +63,7 @@ class Arm(ABC):
     """One way to deliver the catalog; ``answer`` asks one fixture (one attempt, the runner retries)."""
 
     kind: ClassVar[ArmKind]
-    requests_per_job: ClassVar[int] = 1
+    requests_per_job: int = 1  # the most requests one answer can take: the budget reserves them all
 
     def __init__(self, name: str, provider: Provider, label: str) -> None:
         self.name = name
@@ -96,7 +99,7 @@ class FullArm(Arm):
 class TwoStepArm(Arm):
     """An arm whose first request may lead to a second; the first answer is kept across retries."""
 
-    requests_per_job: ClassVar = 2
+    requests_per_job = 2
 
     def __init__(self, name: str, provider: Provider, label: str) -> None:
         super().__init__(name, provider, label)
@@ -148,6 +151,8 @@ class DeferredArm(TwoStepArm):
         super().__init__(name, provider, label)
         self.search = search
         self.server_side = server
+        if server:
+            self.requests_per_job = provider.tool_search_requests
         self.index = Bm25Index({tool.name: tool_words(tool) for tool in provider.catalog.tools})
 
     def why_no_call(self, answer: Answer) -> str | None:

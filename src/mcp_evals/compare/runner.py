@@ -118,6 +118,9 @@ class ArmsRunner(Runner):
     async def ask(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
         return await self.arm(job).answer(job, mode)
 
+    def requests_for(self, job: Job) -> int:
+        return self.arm(job).requests_per_job  # a full job reserves one request, a paused search three
+
     def learnt(self, job: Job, note: str) -> None:
         text = f"compare arm {self.arm(job).name}: {note}"
         self.arm_notes[self.arm(job).name].append(text)

@@ -274,6 +274,12 @@ class AnthropicProvider(Provider):
     supports_conversation: ClassVar = True
     supports_tool_search: ClassVar = True
 
+    @property
+    def tool_search_requests(self) -> int:
+        from mcp_evals.providers.anthropic_tool_search import MAX_CONTINUATIONS  # compare only
+
+        return 1 + MAX_CONTINUATIONS  # the first request, then each continuation of a paused turn
+
     def function_tool(self, name: str, description: str, schema: dict[str, Any]) -> dict[str, Any]:
         return {"name": name, "description": description, "input_schema": schema}
 

@@ -379,6 +379,12 @@ class Provider(ABC):
     # Searches a deferred catalog on the server (Anthropic's tool search): ``tool_search_answer``.
     supports_tool_search: ClassVar[bool] = False
 
+    @property
+    def tool_search_requests(self) -> int:
+        """The most requests one ``tool_search_answer`` can send (a paused turn is sent back): what
+        the budget reserves for it."""
+        return 1
+
     def text_request(self, system: str, user: str) -> HttpRequest:
         """A request with no tools: a system prompt and one user message (the answer is text)."""
         raise NotImplementedError(f"{self.name} cannot be asked for text")

@@ -44,8 +44,9 @@ class Budget:
     def priced(self) -> bool:
         return self.price is not None
 
-    def next_request_cost(self) -> float:
-        """What the next request could cost at most (0 when the price is unknown)."""
+    def next_request_cost(self, requests: int | None = None) -> float:
+        """What the next request (or job of ``requests`` requests) could cost at most (0 when the price
+        is unknown)."""
         price = self.price
         if price is None:
             return 0.0
@@ -55,7 +56,7 @@ class Budget:
             prompt_tokens = estimate_tokens(self.prefix) + _QUERY_ALLOWANCE
             input_cost = prompt_tokens * max(price.input, price.cache_write) / 1_000_000
         output_cost = self.max_tokens * price.output / 1_000_000
-        requests = max(1, self.requests_per_job)
+        requests = max(1, self.requests_per_job if requests is None else requests)
         return (input_cost + output_cost) * requests * (batch_discount() if self.batch else 1.0)
 
     def allows(self, estimate: float) -> bool:
@@ -63,9 +64,10 @@ class Budget:
             return True
         return self.spent_usd + self.reserved_usd + estimate <= self.limit_usd
 
-    def reserve(self) -> float | None:
-        """Reserve the next request's worst case; None (and ``stopped``) when it could cross the cap."""
-        estimate = self.next_request_cost()
+    def reserve(self, requests: int | None = None) -> float | None:
+        """Reserve the next request's worst case (of ``requests`` requests, default
+        ``requests_per_job``); None (and ``stopped``) when it could cross the cap."""
+        estimate = self.next_request_cost(requests)
         if self.stopped or not self.allows(estimate):
             self.stopped = True
             return None

@@ -265,6 +265,10 @@ class Runner:
 
     # -- one request ---------------------------------------------------------------------------
 
+    def requests_for(self, job: Job) -> int:
+        """The most requests ``job`` can take: the budget reserves each one's worst case."""
+        return self.budget.requests_per_job
+
     async def ask(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
         """One attempt at one job (``compare`` asks each job through its arm instead)."""
         return await self.provider.answer(job, mode)
@@ -297,8 +301,9 @@ class Runner:
             if self.stopping:
                 self.record(self.not_sent(job))
                 return
-            estimate = self.budget.next_request_cost()
-            reservation = self.budget.reserve()
+            requests = self.requests_for(job)
+            estimate = self.budget.next_request_cost(requests)
+            reservation = self.budget.reserve(requests)
             if reservation is None:
                 self.on_budget_stop(self.budget.stop_message(estimate))
                 self.record(self.not_sent(job))

@@ -9,7 +9,7 @@ import click
 import yaml
 
 from mcp_evals.baseline.compare import sign_test
-from mcp_evals.catalog.model import Catalog
+from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.cli.synth_cmd import synth
 from mcp_evals.config.model import CompareOptions, LintThresholds
 from mcp_evals.fixtures.model import Fixture
@@ -100,3 +100,47 @@ def test_the_links_point_at_headings_that_exist() -> None:
     for document, anchor in re.findall(r"\]\(([\w-]*\.md)?#([\w-]+)\)", GUIDE):
         text = (DOCS / document).read_text("utf-8") if document else GUIDE
         assert anchor in anchors(text), f"{document}#{anchor}"
+
+
+def test_what_the_goal_screen_drops_is_what_the_guide_says() -> None:
+    from mcp_evals.synth.assemble import screen_intents
+    from mcp_evals.synth.model import Intent
+
+    schema = {"type": "object", "properties": {"customerId": {"type": "string"}, "query": {"type": "string"}}}
+    catalog = Catalog(
+        tools=[
+            Tool(name="search_tickets", server="s", wire_name="search_tickets", input_schema=schema),
+            Tool(name="echo", server="s", wire_name="echo", description="Say it back."),
+        ]
+    )
+    goals = {
+        "Run search_tickets on the login errors": False,  # a tool's identifier: dropped
+        "Find the tickets of customerId C-12": False,  # a parameter's identifier: dropped
+        "Echo the words 'hello there' back": True,  # a one-word name is an ordinary word: kept
+        "Look up the query the customer sent": True,
+    }
+    intents = [Intent(kind="select", goal=goal, tool="search_tickets") for goal in goals]
+    kept, _dropped = screen_intents(intents, catalog)
+    assert {intent.goal: intent in kept for intent in intents} == goals
+    said = " ".join(GUIDE.split("2. **Held-out paraphrase.**", 1)[1].split("\n\n", 1)[0].split())
+    assert "A goal that names a tool or a parameter is dropped before it gets there" not in said
+    assert (
+        "A goal that names a tool or a parameter by its identifier, a name of two or more parts "
+        "(`search_tickets`, `customerId`), is dropped before it gets there (the lint's F001, on the "
+        "goal); a one-word name (`echo`, `query`) is an ordinary word and passes, so the paraphrase "
+        "may use it too." in said
+    )
+
+
+def test_dry_is_described_as_what_it_prints() -> None:
+    help_text = next(p.help for p in synth.params if isinstance(p, click.Option) and p.name == "dry")
+    assert help_text is not None and "print the requests" not in help_text
+    assert help_text == (
+        "Send nothing: print how many requests each step would send, the estimated tokens and cost, "
+        "and whether the budget fits."
+    )
+    assert "--dry` prints the requests" not in GUIDE
+    assert (
+        "`mcp-evals synth --dry` sends nothing and prints how many requests each step would send, the\n"
+        "estimated tokens and cost, and whether the budget fits." in GUIDE
+    )

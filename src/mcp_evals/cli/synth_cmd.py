@@ -133,7 +133,12 @@ def _other_fixtures(config: Config, out: Path) -> list[Fixture]:
 @click.option(
     "--concurrency", type=click.IntRange(1, 64), default=4, show_default=True, help="Requests in flight."
 )
-@click.option("--dry", is_flag=True, help="Send nothing: print the requests and the estimated cost.")
+@click.option(
+    "--dry",
+    is_flag=True,
+    help="Send nothing: print how many requests each step would send, the estimated tokens and cost, "
+    "and whether the budget fits.",
+)
 def synth(
     config_path: Path,
     snapshot: Path | None,

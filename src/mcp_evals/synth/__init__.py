@@ -8,11 +8,13 @@ capable models look broken). So synthesis runs in two steps that never meet:
    pair, or the catalog's scope) describes user goals that need it, with a concrete value for every
    required parameter;
 2. **held-out paraphrase** (``prompts.paraphrase_request``): a separate call, sent through a provider
-   with an empty catalog, gets only the goal (checked to name no tool) and the values, and writes what
-   the persona would say, in the configured language.
+   with an empty catalog, gets only the goal (checked by F001 to name no tool or parameter
+   identifier of two or more parts) and the values, and writes what the persona would say, in the
+   configured language.
 
-The lint's fixture rules then judge the result (``assemble``): a query that names a tool (F001) is
-dropped, one for a pipeline tool without its value (F002) is flagged and kept out of the test split.
+The lint's fixture rules then judge the result (``assemble``): a query that names a tool or
+parameter identifier (F001) is dropped, one for a pipeline tool without its value (F002) is flagged
+and kept out of the test split.
 Each fixture is written with ``origin: synthesized`` and a ``split`` assigned once; the test split is
 frozen (``outfile``): later runs only append to dev.
 

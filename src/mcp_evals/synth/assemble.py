@@ -3,11 +3,13 @@
 Two checks keep the held-out step held out and the result honest, both the lint's own fixture rules
 (called, not rewritten):
 
-* before the paraphrase, an intent whose goal names a tool or a parameter (F001, on the goal) is
-  dropped: the held-out step must never read the catalog's vocabulary;
-* after it, a query that names a tool or a parameter (F001) is dropped, and a query for a pipeline
-  tool without a concrete value for its id (F002) is flagged: kept, with a note, and never in the
-  test split (a test fixture must be a fair question).
+* before the paraphrase, an intent whose goal names a tool or a parameter by its identifier (F001,
+  on the goal: names of two or more parts, ``search_tickets``, ``customerId``; a one-word name such
+  as ``echo`` or ``query`` is an ordinary word and passes) is dropped: the held-out step must never
+  read the catalog's vocabulary;
+* after it, a query that names a tool or a parameter the same way (F001) is dropped, and a query
+  for a pipeline tool without a concrete value for its id (F002) is flagged: kept, with a note, and
+  never in the test split (a test fixture must be a fair question).
 """
 
 from __future__ import annotations

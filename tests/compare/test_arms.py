@@ -311,8 +311,16 @@ def test_paired_statistics_and_the_gate_says_which_remediation_helped(
     evidence = f"deferred: +14.3 points, p = {deferred.p_value:.2g}, cost {cost:+d} %".replace("-", "−")
     assert f"On this catalog the remediation that helped: {evidence}." in comparison.verdict
     assert "grouped" not in comparison.verdict.split("helped:")[1]
-    # per arm: top-1 with its interval, cost and input tokens per fixture
+    # per arm: top-1 and the score with their intervals, cost and input tokens per fixture
     assert full.top1.low is not None and full.cost_per_fixture and full.input_tokens_per_fixture
+    for arm in comparison.arms:
+        assert arm.score is not None and arm.score_low is not None and arm.score_high is not None
+        assert arm.score_low <= arm.score <= arm.score_high
+        row = next(
+            line for line in result.out.splitlines() if line.startswith(f"| <code>{arm.arm.name}</code> |")
+        )
+        assert f" | {arm.score:.1f} ({arm.score_low:.0f}–{arm.score_high:.0f}) | " in row
+    assert "| score (95 % interval) |" in result.out
     assert comparison.arms[1].input_tokens_per_fixture < full.input_tokens_per_fixture
     assert "### Retrieval: <code>deferred</code>" in result.out
 

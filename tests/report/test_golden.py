@@ -84,3 +84,25 @@ def test_junit_of_the_lexical_baseline_fails_nothing() -> None:
     assert not list(root.iter("failure"))
     messages = [skipped.get("message") or "" for skipped in root.iter("skipped")]
     assert "lexical baseline (advisory): wrong tool: expected search_tickets, chose create_ticket" in messages
+
+
+def test_comparison(golden: CheckGolden) -> None:
+    from mcp_evals.compare.paired import ArmInfo, ArmRecord, compare_arms
+    from mcp_evals.report.comparison import render_comparison
+
+    records = [
+        ArmRecord(ArmInfo(name="A", kind="full", label="catalog A", results="A.ndjson"), helpdesk_results()),
+        ArmRecord(
+            ArmInfo(name="B", kind="full", label="catalog B", results="B.ndjson"), helpdesk_perfect_results()
+        ),
+    ]
+    comparison = compare_arms(records)
+    text = render_comparison(comparison)
+    golden("helpdesk-comparison.md", text)
+    # each arm's score with its 95 % interval, as its rates have theirs
+    header, _rule, first, second = text.split("\n\n")[3].splitlines()[:4]
+    assert header.split(" | ")[6] == "score (95 % interval)"
+    for row, arm in zip((first, second), comparison.arms, strict=True):
+        assert arm.score is not None and arm.score_low is not None and arm.score_high is not None
+        assert arm.score_low < arm.score <= arm.score_high
+        assert row.split(" | ")[6] == f"{arm.score:.1f} ({arm.score_low:.0f}–{arm.score_high:.0f})"

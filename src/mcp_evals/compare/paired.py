@@ -25,7 +25,7 @@ from pydantic import Field
 
 from mcp_evals.baseline.compare import sign_test
 from mcp_evals.record.read import Results
-from mcp_evals.score import CORRECT_OUTCOMES, Rate, Scorecard, score_results
+from mcp_evals.score import CORRECT_OUTCOMES, Rate, Scorecard, score_interval, score_results
 from mcp_evals.score.gate import GateDecision, format_percent
 from mcp_evals.strict import StrictModel
 from mcp_evals.wording import plural
@@ -73,7 +73,11 @@ class ArmSummary(StrictModel):
     k: int
     refusal: Rate
     accuracy: Rate
-    score: float | None = None
+    score: float | None = Field(None, description="The mean weighted score (0–100) of the reached answers.")
+    score_low: float | None = Field(
+        None, description="The score's 95 % interval: Wilson's, on the score as a share of 100 points."
+    )
+    score_high: float | None = None
     cost_usd: float | None = None
     cost_per_fixture: float | None = None
     input_tokens_per_fixture: float | None = None
@@ -207,6 +211,8 @@ def summarize_arm(record: ArmRecord, scorecard: Scorecard) -> ArmSummary:
     metrics = scorecard.metrics
     requests = sum(result.retrieval.requests if result.retrieval else 1 for result in reached)
     tokens = usage.input_tokens + usage.cache_write_tokens + usage.cache_read_tokens
+    answers = metrics.accuracy.total  # the reached answers the score is the mean of
+    low, high = score_interval(metrics.score, answers) if metrics.score is not None else (None, None)
     return ArmSummary(
         arm=record.arm,
         planned=scorecard.coverage.planned,
@@ -217,6 +223,8 @@ def summarize_arm(record: ArmRecord, scorecard: Scorecard) -> ArmSummary:
         refusal=metrics.refusal,
         accuracy=metrics.accuracy,
         score=metrics.score,
+        score_low=low,
+        score_high=high,
         cost_usd=usage.cost_usd,
         cost_per_fixture=_per_fixture(usage.cost_usd, len(reached)),
         input_tokens_per_fixture=_per_fixture(tokens, len(reached)),

@@ -19,6 +19,14 @@ def _rate(rate: Rate) -> str:
     return f"{format_percent(rate.value)} ({low}–{high})"
 
 
+def _score(arm: ArmSummary) -> str:
+    if arm.score is None:
+        return "n/a"
+    if arm.score_low is None or arm.score_high is None:  # a comparison.json written before intervals
+        return f"{arm.score:.1f}"
+    return f"{arm.score:.1f} ({arm.score_low:.0f}–{arm.score_high:.0f})"
+
+
 def _money(value: float | None) -> str:
     return "n/a" if value is None else f"${value:,.4f}"
 
@@ -42,12 +50,13 @@ def _accuracy(value: float | None) -> str:
 def _arms_table(arms: Sequence[ArmSummary]) -> list[str]:
     k = arms[0].k if arms else 3
     lines = [
-        f"| arm | how the catalog reached the model | top-1 | top-{k} | refusal | accuracy | score | "
+        f"| arm | how the catalog reached the model | top-1 | top-{k} | refusal | accuracy | "
+        "score (95 % interval) | "
         "cost / fixture | input tokens / fixture | requests / fixture |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for arm in arms:
-        score = "n/a" if arm.score is None else f"{arm.score:.1f}"
+        score = _score(arm)
         lines.append(
             f"| {md_code(arm.arm.name)} | {md_text(arm.arm.label)} | {_rate(arm.top1)} | "
             f"{_rate(arm.top_k)} | "

@@ -39,7 +39,7 @@ from mcp_evals.score.arguments import (
     match_value,
     normalize_string,
 )
-from mcp_evals.score.intervals import Z_95, Rate, wilson_interval
+from mcp_evals.score.intervals import Z_95, Rate, score_interval, wilson_interval
 from mcp_evals.score.outcomes import (
     CORRECT_OUTCOMES,
     NO_AREA,
@@ -99,6 +99,7 @@ __all__ = [
     "normalize_string",
     "outcome_label",
     "score_answer",
+    "score_interval",
     "score_results",
     "tool_hash",
     "wilson_interval",

@@ -1,4 +1,4 @@
-"""Rates with their Wilson 95 % interval."""
+"""Rates with their Wilson 95 % interval, and the same interval for a mean score."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ class Rate(StrictModel):
         return cls(hits=hits, total=total, value=hits / total, low=low, high=high)
 
 
-def wilson_interval(hits: int, total: int, z: float = Z_95) -> tuple[float, float]:
+def wilson_interval(hits: float, total: int, z: float = Z_95) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion (good at 0 %, 100 % and small n)."""
     if total <= 0:
         return 0.0, 1.0
@@ -41,3 +41,18 @@ def wilson_interval(hits: int, total: int, z: float = Z_95) -> tuple[float, floa
     high = min(1.0, (centre + margin) / denominator)
     # Rounding must never put the point outside its own interval.
     return min(low, p), max(high, p)
+
+
+def score_interval(mean: float, total: int, *, scale: float = 100.0, z: float = Z_95) -> tuple[float, float]:
+    """The 95 % interval of a mean of ``total`` scores, each between 0 and ``scale`` (the weighted score).
+
+    The Wilson interval of the mean as a share of ``scale``: a score between 0 and 100 varies at most
+    as much as a pass/fail answer with the same mean (all-or-nothing scores are exactly that case),
+    so this interval is never narrower than the data allow, and it stays sensible at 0, at 100 and
+    with few answers, as the rates' intervals do.
+    """
+    if total <= 0:
+        return 0.0, scale
+    share = min(max(mean / scale, 0.0), 1.0)
+    low, high = wilson_interval(share * total, total, z)
+    return low * scale, high * scale

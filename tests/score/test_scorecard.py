@@ -19,6 +19,7 @@ from mcp_evals.score import (
     classify_abstention,
     match_value,
     normalize_string,
+    score_interval,
     score_results,
     wilson_interval,
 )
@@ -320,6 +321,22 @@ def test_wilson_interval_contains_the_point(pair: tuple[int, int]) -> None:
     hits, total = pair
     low, high = wilson_interval(hits, total)
     assert 0.0 <= low <= hits / total <= high <= 1.0
+
+
+def test_score_interval_is_wilsons_on_the_share_of_100_points() -> None:
+    # all-or-nothing scores (17 of 20 answers at 100) are a proportion: exactly its Wilson interval
+    low, high = score_interval(85.0, 20)
+    assert (low / 100, high / 100) == pytest.approx(wilson_interval(17, 20))
+    assert score_interval(0.0, 10)[0] == 0.0 and score_interval(100.0, 10)[1] == 100.0
+    assert score_interval(50.0, 0) == (0.0, 100.0)  # no answers: anything
+
+
+@given(st.lists(st.floats(min_value=0, max_value=100, allow_nan=False), min_size=2, max_size=200))
+def test_score_interval_contains_the_mean(scores: list[float]) -> None:
+    n = len(scores)
+    mean = sum(scores) / n
+    low, high = score_interval(mean, n)
+    assert 0.0 <= low <= mean + 1e-9 and mean - 1e-9 <= high <= 100.0
 
 
 _OUTCOME_CHOICES = ["right", "wrong", "nocall", "unknown", "badjson"]

@@ -46,10 +46,10 @@ def wilson_interval(hits: float, total: int, z: float = Z_95) -> tuple[float, fl
 def score_interval(mean: float, total: int, *, scale: float = 100.0, z: float = Z_95) -> tuple[float, float]:
     """The 95 % interval of a mean of ``total`` scores, each between 0 and ``scale`` (the weighted score).
 
-    The Wilson interval of the mean as a share of ``scale``: a score between 0 and 100 varies at most
-    as much as a pass/fail answer with the same mean (all-or-nothing scores are exactly that case),
-    so this interval is never narrower than the data allow, and it stays sensible at 0, at 100 and
-    with few answers, as the rates' intervals do.
+    The Wilson interval of the mean as a share of ``scale``. A score between 0 and 100 varies at most
+    as much as a pass/fail answer with the same mean, so this is the interval of the widest case:
+    exact when every answer scores 0 or 100 (then the score is a rate), wide rather than narrow
+    otherwise, and sensible at 0, at 100 and with few answers, as the rates' intervals are.
     """
     if total <= 0:
         return 0.0, scale

@@ -356,3 +356,51 @@ def test_each_arm_note_goes_to_its_own_record_with_the_real_reason(
     ]
     assert "note: compare arm deferred: gpt-5.4 did not honour forced tool use" in result.err
     assert "note: gpt-5.4 did not honour" not in result.err
+
+
+def test_a_server_side_search_then_no_call_is_noted_in_the_deferred_record_only(
+    make_project: MakeProject, fake: FakeAnthropic, helpdesk_fixtures: list[Fixture], cli: Cli, tmp_path: Path
+) -> None:
+    first = helpdesk_fixtures[0]
+    searched = {
+        "id": "msg_searched",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-opus-4-8",
+        "content": [
+            {
+                "type": "server_tool_use",
+                "id": "srvtoolu_1",
+                "name": "tool_search_tool_bm25",
+                "input": {"query": "x"},
+            },
+            {
+                "type": "tool_search_tool_result",
+                "tool_use_id": "srvtoolu_1",
+                "content": {"type": "tool_search_tool_search_result", "tool_references": []},
+            },
+            {"type": "text", "text": "I could not find a tool for that."},
+        ],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 100, "output_tokens": 10},
+    }
+
+    def deferred(request: Recorded) -> bool:
+        return query_is(first.query)(request) and context_of(request.json.get("tools") or []) == "deferred"
+
+    fake.script(Reply(200, searched, {"request-id": "req_s"}), when=deferred, times=None)
+    out = tmp_path / "o"
+
+    result = cli(
+        "compare", "--config", make_project().config, "--arms", "full,deferred", "--limit", "1",
+        "--budget-usd", "5", "--out", out,
+    )  # fmt: skip
+
+    assert result.code == 0, result.err
+    assert "did not honour" not in result.err
+    assert not any("search" in note for note in read_results(out / "full.ndjson").header.notes)
+    assert (
+        "compare arm deferred: 1 answer(s) ended with no tool called because the API's tool search found "
+        "no tool for the model's search (scored as no call; the model did call the search tool)"
+    ) in read_results(out / "deferred.ndjson").header.notes

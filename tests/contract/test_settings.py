@@ -183,6 +183,27 @@ def test_serve_never_overwrites_and_spends_on_the_judge_only_when_told(project: 
     assert (project.cases_dir / "exists.yaml").read_text().startswith("name: exists")
 
 
+def test_serve_writes_no_case_it_would_refuse_to_run(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.config([{"name": "a", **contract_server()}, {"name": "b", **contract_server()}])
+    project.case("fine", [{"id": "a", "tool": "t"}], simulate=True)
+    harness = Harness(project.setup())
+    before = sorted(path.name for path in project.cases_dir.iterdir())
+    dangling = [{"id": "a", "tool": "t", "input": {"x": "{{steps.zz.output}}"}}]
+    with pytest.raises(HarnessError, match=r"nothing was written: .*no step 'zz' in this case"):
+        harness.create_test_case("dangling", None, dangling)
+    later = [{"id": "a", "tool": "t", "input": {"x": "{{steps.b.output}}"}}, {"id": "b", "tool": "t"}]
+    with pytest.raises(HarnessError, match=r"step 'b' comes later"):
+        harness.create_test_case("later", None, later)
+    with pytest.raises(HarnessError, match=r"the config has 2 servers"):  # no `server:`: run_suite refuses it
+        harness.scaffold_fixture("no server", ["t"])
+    assert sorted(path.name for path in project.cases_dir.iterdir()) == before  # not even a temporary file
+    assert run_main(capsys, "contract", "--config", project.config_path, "--no-history").code == 0
+    created = harness.create_test_case("one step", None, [{"id": "a", "tool": "t"}])
+    assert Path(created.path).exists()
+
+
 def test_the_served_tools_declare_output_schemas(project: Project) -> None:
     import anyio
 

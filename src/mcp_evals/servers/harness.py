@@ -21,7 +21,16 @@ from pydantic import BaseModel, Field, ValidationError
 
 from mcp_evals.contract.history import History
 from mcp_evals.contract.judge import Judge
-from mcp_evals.contract.load import ContractSetup, case_files, library_dirs, load_case, load_cases, target_of
+from mcp_evals.contract.load import (
+    ContractSetup,
+    case_files,
+    check_servers,
+    library_dirs,
+    load_case,
+    load_cases,
+    parse_case,
+    target_of,
+)
 from mcp_evals.contract.model import Case, ContractRun
 from mcp_evals.contract.regression import Comparison, GateResult, compare_runs, evaluate_gate
 from mcp_evals.contract.reports import comparison_lines, render_console, render_html
@@ -215,6 +224,8 @@ class Harness:
         )
 
     def _write_case(self, name: str, text: str) -> Path:
+        """Write a new case file, checked first exactly as ``run_case`` will read it: on any problem
+        nothing is written (and the file appears whole or not at all)."""
         folder = self.setup.cases_dir
         path = inside(folder, safe_file_name(name))
         if path.exists():
@@ -222,6 +233,12 @@ class Harness:
         existing = {case.name for case in self._loadable_cases()}
         if name in existing:
             raise HarnessError(f"a case named {name!r} already exists")
+        try:
+            check_servers([parse_case(text, path)], self.setup)
+        except McpEvalsError as error:
+            raise HarnessError(
+                f"the case is not valid, nothing was written: {error.message}", hint=error.hint
+            ) from None
         with atomic_write(path) as stream:
             stream.write(text)
         return path
@@ -257,7 +274,6 @@ class Harness:
             allow_unicode=True,
         )
         path = self._write_case(name, text)
-        load_case(path)  # what was written reads back
         return Written(path=str(path), message=f"created simulation case {name!r} with {len(steps)} steps")
 
     def scaffold_fixture(self, name: str, tool_names: list[str]) -> Written:
@@ -288,7 +304,6 @@ class Harness:
                 '      # llm_judge: {prompt_template: "Is {actual} right? {expected}", min_score: 0.7}',
             ]
         path = self._write_case(name, "\n".join(lines) + "\n")
-        load_case(path)
         return Written(
             path=str(path), message=f"scaffolded {name!r} with {len(tool_names)} steps: fill in the TODOs"
         )

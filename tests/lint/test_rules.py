@@ -491,3 +491,22 @@ def test_the_rule_fires_on_its_defect(rule: str) -> None:
 @pytest.mark.parametrize("rule", sorted(QUIET))
 def test_the_rule_is_quiet_without_its_defect(rule: str) -> None:
     assert _findings(rule, QUIET[rule]) == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "please call issue_refund for me",
+        "Refund by invoice_id please",
+        'Run "issue_refund" on `invoice_id`',
+        "Refund them: call ISSUE_REFUND",
+    ],
+)
+def test_f002_counts_no_tool_name_or_parameter_key_as_a_value(query: str) -> None:
+    findings = found("F002", TICKETS(), [fixture("named", query, ["issue_refund"])])
+    assert [finding.message for finding in findings] == [
+        "fixture 'named' expects 'issue_refund', which needs invoice_id from another tool, "
+        "but the query gives no concrete value for it"
+    ]
+    given = [fixture("given", query + " for invoice INV-7", ["issue_refund"])]
+    assert found("F002", TICKETS(), given) == []

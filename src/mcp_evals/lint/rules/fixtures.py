@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 from mcp_evals.catalog.model import Tool
 from mcp_evals.fixtures.model import AnyValue, Contains, Fixture, OneOf, Regex, parse_expectation
@@ -82,10 +82,26 @@ def _expected_text(value: object) -> list[str]:
     return []
 
 
-def missing_values(fixture: Fixture, tool: Tool, required: Sequence[str]) -> list[str]:
-    """The required pipeline parameters for which the query carries no concrete value."""
+def _identifier(value: str) -> str:
+    """A value as written, without its quotes and trailing punctuation, to compare with identifiers."""
+    return value.strip("\"'`").rstrip(".,:;/-").lower()
+
+
+def missing_values(
+    fixture: Fixture, tool: Tool, required: Sequence[str], identifiers: Collection[str] = ()
+) -> list[str]:
+    """The required pipeline parameters for which the query carries no concrete value.
+
+    ``identifiers`` (the catalog's tool names and parameter keys) are vocabulary, never values: "call
+    get_user" names the tool (F001) but gives no user.
+    """
     query = fixture.query.lower()
-    values = [match.group(0).lower() for match in _VALUE.finditer(fixture.query)]
+    known = {name.lower() for name in identifiers}
+    values = [
+        match.group(0).lower()
+        for match in _VALUE.finditer(fixture.query)
+        if _identifier(match.group(0)) not in known
+    ]
     missing = []
     for name in required:
         expected = [text.lower() for text in _expected_text(fixture.expected_args.get(name)) if text]
@@ -112,6 +128,9 @@ def missing_values(fixture: Fixture, tool: Tool, required: Sequence[str]) -> lis
 )
 def pipeline_value_missing(context: LintContext) -> Iterator[Hit]:
     by_name = context.catalog.by_name
+    identifiers = {name for tool in context.tools for name in (tool.name, tool.wire_name)} | {
+        name for names in context.property_names.values() for name in names
+    }
     for fixture in context.fixtures or ():
         if fixture.kind != "select":
             continue
@@ -119,7 +138,7 @@ def pipeline_value_missing(context: LintContext) -> Iterator[Hit]:
         if tool is None:
             continue
         required = [name for name, is_required in context.pipeline[tool.name] if is_required]
-        missing = missing_values(fixture, tool, required) if required else []
+        missing = missing_values(fixture, tool, required, identifiers) if required else []
         if missing:
             yield Hit(
                 f"fixture {fixture.id!r} expects {tool.name!r}, which needs {', '.join(missing)} from "

@@ -510,3 +510,19 @@ def test_f002_counts_no_tool_name_or_parameter_key_as_a_value(query: str) -> Non
     ]
     given = [fixture("given", query + " for invoice INV-7", ["issue_refund"])]
     assert found("F002", TICKETS(), given) == []
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        ({}, "it declares no type (providers need 'object')"),
+        ({"anyOf": [{"type": "object"}, {"type": "string"}]}, "it declares no type, only anyOf at the root"),
+        ({"type": "array"}, "its type is 'array', not 'object'"),
+        ({"type": "object", "oneOf": [{"required": ["a"]}]}, "it has oneOf at the root"),
+    ],
+)
+def test_s007_says_what_the_root_declares(schema: dict[str, Any], problem: str) -> None:
+    findings = found("S007", catalog(tool("odd_one", schema=schema)))
+    assert [finding.message for finding in findings] == [
+        f"the input schema of 'odd_one' is rejected by providers: {problem}"
+    ]

@@ -16,7 +16,7 @@ from mcp_evals.contract.model import CaseResult, ContractRun
 from mcp_evals.contract.regression import evaluate_gate
 from mcp_evals.contract.reports import render_console, render_contract_markdown, render_html
 from mcp_evals.contract.watch import Watcher
-from mcp_evals.errors import InputFileError
+from mcp_evals.errors import ConfigError, InputFileError
 from mcp_evals.servers.harness import Harness, HarnessError
 from support.validate_helpers import run_main
 
@@ -202,6 +202,16 @@ def test_serve_writes_no_case_it_would_refuse_to_run(
     assert run_main(capsys, "contract", "--config", project.config_path, "--no-history").code == 0
     created = harness.create_test_case("one step", None, [{"id": "a", "tool": "t"}])
     assert Path(created.path).exists()
+
+
+def test_serve_lint_checks_the_rule_ids_as_the_cli_does(project: Project) -> None:
+    import anyio
+
+    project.config(
+        [{"name": "never-started", "command": "/nonexistent/server"}], lint={"rules": {"N999": False}}
+    )
+    with pytest.raises(ConfigError, match=r"mcp-evals\.yaml:\d+ \(lint\.rules\.N999\): no lint rule 'N999'"):
+        anyio.run(Harness(project.setup()).lint_catalog)
 
 
 def test_the_served_tools_declare_output_schemas(project: Project) -> None:

@@ -394,23 +394,11 @@ class Harness:
         if config is None:
             raise HarnessError("lint_catalog needs a config (run serve with --config)")
         from mcp_evals.catalog.extract import extract_catalog_async
-        from mcp_evals.fixtures.load import load_fixtures
-        from mcp_evals.lint.engine import lint
         from mcp_evals.lint.render import render_text
-        from mcp_evals.providers.pricing import find_price
-        from mcp_evals.providers.registry import PROVIDERS
+        from mcp_evals.lint.setup import lint_config, prepare_lint
 
-        catalog = await extract_catalog_async(config)
-        model = config.lint.model or config.run.model or PROVIDERS["anthropic"].default_model or ""
-        report = lint(
-            catalog,
-            load_fixtures(config) if config.fixture_globs else None,
-            config.lint,
-            exclude_tools=config.exclude_tools,
-            system_prompt=config.system_prompt,
-            model=model,
-            price=find_price(model, config.run.prices),
-        )
+        prepared = prepare_lint(config)  # as the CLI: rule ids checked, fixtures read, before any server
+        report, _ = lint_config(prepared, await extract_catalog_async(config))
         return CatalogLint(
             failed=report.failed,
             findings=len(report.active),

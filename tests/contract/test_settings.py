@@ -202,6 +202,7 @@ def test_serve_writes_no_case_it_would_refuse_to_run(
     assert run_main(capsys, "contract", "--config", project.config_path, "--no-history").code == 0
     created = harness.create_test_case("one step", None, [{"id": "a", "tool": "t"}])
     assert Path(created.path).exists()
+    assert created.message == "created simulation case 'one step' with 1 step"
 
 
 def test_serve_lint_checks_the_rule_ids_as_the_cli_does(project: Project) -> None:

@@ -292,9 +292,9 @@ FIRES: dict[str, Case] = {
     "F005": Case(
         TICKETS,
         lambda: [fixture("a", "Find tickets about logouts", ["search_tickets"])],
-        expect="none of the 1",
+        expect="the one fixture is not a refuse fixture",
     ),
-    "F006": Case(TICKETS, covered_fixtures, expect="1 refuse/clarify fixtures"),
+    "F006": Case(TICKETS, covered_fixtures, expect="1 refuse/clarify fixture:"),
 }
 
 QUIET: dict[str, Case] = {
@@ -526,3 +526,37 @@ def test_s007_says_what_the_root_declares(schema: dict[str, Any], problem: str) 
     assert [finding.message for finding in findings] == [
         f"the input schema of 'odd_one' is rejected by providers: {problem}"
     ]
+
+
+@pytest.mark.parametrize(
+    ("description", "message"),
+    [
+        ("Gets a user.", "has 12 characters (fewer than 30)"),
+        (
+            "根据用户编号查询并返回该用户的完整资料和联系方式。",
+            None,
+        ),  # a full Chinese sentence (24 characters)
+        ("ユーザー情報を取得して返します。", None),  # Japanese, kana and kanji (16 characters)
+        ("사용자 정보를 찾아서 반환합니다.", None),  # Korean (18 characters)
+        ("查询用户。", "has 5 characters, worth 13 in Latin script (fewer than 30)"),
+        ("X", "has 1 character (fewer than 30)"),
+    ],
+)
+def test_d002_counts_a_cjk_character_as_more_than_one_latin_one(
+    description: str, message: str | None
+) -> None:
+    findings = found("D002", catalog(tool("get_user", description)))
+    assert [finding.message for finding in findings] == (
+        [f"the description of 'get_user' {message}"] if message else []
+    )
+
+
+def test_c005_counts_one_description_as_one() -> None:
+    findings = found(
+        "C005",
+        catalog(
+            tool("search_tickets", "全文検索でチケットを探して結果を返します。"),
+            tool("issue_refund", DESCRIPTIONS[1]),
+        ),
+    )
+    assert findings[0].message.startswith("1 description is in a CJK script only (search_tickets) and 1 in")

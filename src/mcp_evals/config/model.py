@@ -390,7 +390,11 @@ class LintThresholds(StrictModel):
     name_distance: int = Field(
         2, ge=0, le=10, description="N002: names within this edit distance are near-duplicates."
     )
-    min_description_chars: int = Field(30, ge=0, description="D002: shorter descriptions are too short.")
+    min_description_chars: int = Field(
+        30,
+        ge=0,
+        description="D002: shorter descriptions are too short (a Han character counts 3, kana or Hangul 2).",
+    )
     max_description_tokens: int = Field(
         300, ge=1, description="D003: longer descriptions (estimated tokens) cost more than they help."
     )

@@ -38,6 +38,7 @@ from mcp_evals.contract.runner import run_cases
 from mcp_evals.errors import McpEvalsError
 from mcp_evals.output.files import atomic_write
 from mcp_evals.providers.registry import PAID_PROVIDERS
+from mcp_evals.wording import plural
 
 FREE_PROVIDERS = ("lexical",)
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9 _.-]")
@@ -274,7 +275,9 @@ class Harness:
             allow_unicode=True,
         )
         path = self._write_case(name, text)
-        return Written(path=str(path), message=f"created simulation case {name!r} with {len(steps)} steps")
+        return Written(
+            path=str(path), message=f"created simulation case {name!r} with {plural(len(steps), 'step')}"
+        )
 
     def scaffold_fixture(self, name: str, tool_names: list[str]) -> Written:
         """A case to fill in: one step per tool, every assertion kind as a comment."""
@@ -305,7 +308,8 @@ class Harness:
             ]
         path = self._write_case(name, "\n".join(lines) + "\n")
         return Written(
-            path=str(path), message=f"scaffolded {name!r} with {len(tool_names)} steps: fill in the TODOs"
+            path=str(path),
+            message=f"scaffolded {name!r} with {plural(len(tool_names), 'step')}: fill in the TODOs",
         )
 
     def discover_fixtures(self, dirs: list[str] | None) -> Discovered:

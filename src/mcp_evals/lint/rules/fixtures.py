@@ -13,6 +13,7 @@ from mcp_evals.fixtures.validate import fixture_area
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
 from mcp_evals.lint.text import name_parts
+from mcp_evals.wording import plural
 
 # A concrete value in a query: quoted text, an email, a URL, a path, anything with a digit, a snake_id.
 _VALUE = re.compile(
@@ -181,7 +182,9 @@ def uncovered_areas(context: LintContext) -> Iterator[Hit]:
         if area not in covered:
             tools = [tool.name for tool in context.included if tool.area == area]
             yield Hit(
-                f"area {area!r} ({len(tools)} tools) has no fixture", tools=(tools[0],), fixture_set=True
+                f"area {area!r} ({plural(len(tools), 'tool')}) has no fixture",
+                tools=(tools[0],),
+                fixture_set=True,
             )
 
 
@@ -197,7 +200,12 @@ def uncovered_areas(context: LintContext) -> Iterator[Hit]:
 def no_refuse(context: LintContext) -> Iterator[Hit]:
     fixtures = context.fixtures or ()
     if fixtures and not any(fixture.kind == "refuse" for fixture in fixtures):
-        yield Hit(f"none of the {len(fixtures)} fixtures is a refuse fixture", fixture_set=True)
+        yield Hit(
+            f"none of the {plural(len(fixtures), 'fixture')} is a refuse fixture"
+            if len(fixtures) > 1
+            else "the one fixture is not a refuse fixture",
+            fixture_set=True,
+        )
 
 
 def half_interval(total: int) -> tuple[float, float]:
@@ -243,9 +251,9 @@ def too_few_refusals(context: LintContext) -> Iterator[Hit]:
     if count >= target:
         return
     yield Hit(
-        f"{count} refuse/clarify fixtures: a measured refusal rate of 50 % would have a 95 % interval of "
-        f"{_shown(half_interval(count))}; {target} give {_shown(half_interval(target))} (at least "
-        f"{fixtures_to_tell_collapse()} tell a collapse to {COLLAPSED_RATE:.0%} from a healthy "
+        f"{plural(count, 'refuse/clarify fixture')}: a measured refusal rate of 50 % would have a 95 % "
+        f"interval of {_shown(half_interval(count))}; {target} give {_shown(half_interval(target))} "
+        f"(at least {fixtures_to_tell_collapse()} tell a collapse to {COLLAPSED_RATE:.0%} from a healthy "
         f"{HEALTHY_RATE:.0%})",
         fixture_set=True,
     )

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Literal
 
 import pytest
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from mcp_evals.config.documents import describe_validation_error, load_document, parse_json, parse_yaml
 from mcp_evals.errors import InputFileError, McpEvalsError
@@ -216,6 +217,65 @@ def test_validation_errors_name_file_line_and_field(tmp_path: Path) -> None:
     text = describe_validation_error(error.value, document, ("items", 0))
     assert "f.yaml:3 (items[0].count): Input should be a valid integer" in text
     assert "f.yaml:4 (items[0].colour): unknown key" in text
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+
+
+class _Checked(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    low: int = 0
+    high: int = 0
+
+    @model_validator(mode="after")
+    def _ordered(self) -> _Checked:
+        if self.low > self.high:
+            raise ValueError("`low` must not be above `high`")
+        return self
+
+
+class _Unions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    level: bool | Literal["low", "high"] = False
+    paths: str | list[str] = ""
+    part: _Part | str = ""
+    env: dict[str, str] = {}
+    items: list[_Item] = []
+    span: _Checked | str = ""
+
+
+@pytest.mark.parametrize(
+    ("text", "messages"),
+    [
+        ("level: loud\n", ["f.yaml:1 (level): must be false, true, low or high (not 'loud')"]),
+        ("paths: 5\n", ["f.yaml:1 (paths): must be a string or a list (not 5)"]),
+        ("paths: [a, 5]\n", ["f.yaml:1 (paths[1]): Input should be a valid string"]),
+        ("part: 5\n", ["f.yaml:1 (part): must be a mapping or a string (not 5)"]),
+        (
+            "part:\n  nmae: x\n",
+            ["f.yaml:1 (part.name): required field is missing", "f.yaml:2 (part.nmae): unknown key"],
+        ),
+        ("span: {low: 2, high: 1}\n", ["f.yaml:1 (span): `low` must not be above `high`"]),
+        # keys that look like pydantic's names for union branches are still keys
+        ("env:\n  str: 5\n", ["f.yaml:2 (env.str): Input should be a valid string"]),
+        (
+            "items:\n  - {id: a, count: x, _Part: 1}\n",
+            ["f.yaml:2 (items[0].count): Input should be", "f.yaml:2 (items[0]._Part): unknown key"],
+        ),
+    ],
+)
+def test_a_union_is_one_message_naming_what_it_accepts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str, messages: list[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    document = load_document(write(Path("f.yaml"), text))
+    with pytest.raises(ValidationError) as error:
+        _Unions.model_validate(document.data)
+    described = describe_validation_error(error.value, document).splitlines()
+    assert len(described) == len(messages), described
+    assert all(line.startswith(message) for line, message in zip(described, messages, strict=True)), described
 
 
 # -- messages that teach YAML ----------------------------------------------------------------------

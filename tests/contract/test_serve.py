@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -100,7 +101,9 @@ def with_served(config: Path, library: Path, use: Any) -> Any:
     return anyio.run(main)
 
 
-def test_every_tool_over_stdio(project: Project, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_every_tool_over_stdio(
+    project: Project, tmp_path_factory: pytest.TempPathFactory, run_cli: Any
+) -> None:
     config = helpdesk_project(project)
     library = tmp_path_factory.mktemp("library")
     (library / "shared.yaml").write_text(
@@ -207,6 +210,9 @@ def test_every_tool_over_stdio(project: Project, tmp_path_factory: pytest.TempPa
     error, linted = seen["lint"]
     assert not error and linted["grade"] in "ABCDF" and isinstance(linted["failed"], bool)
     assert "22 tools" in linted["report"]
+    cli = run_cli("lint", "--config", config, cwd=config.parent)  # where serve ran
+    assert linted["report"] == cli.stdout.rstrip("\n")  # the CLI's report, config lines and all
+    assert re.search(r"^mcp-evals\.yaml:\d+: \w+ \[", linted["report"], re.MULTILINE)
     error, message = seen["paid"]
     assert error and "the openai provider spends money: give budget_usd" in message
     error, lexical = seen["lexical"]

@@ -16,7 +16,7 @@ from mcp_evals.contract.model import CaseResult, ContractRun
 from mcp_evals.contract.regression import evaluate_gate
 from mcp_evals.contract.reports import render_console, render_contract_markdown, render_html
 from mcp_evals.contract.watch import Watcher
-from mcp_evals.errors import InputFileError
+from mcp_evals.errors import ConfigError, InputFileError
 from mcp_evals.servers.harness import Harness, HarnessError
 from support.validate_helpers import run_main
 
@@ -181,6 +181,38 @@ def test_serve_never_overwrites_and_spends_on_the_judge_only_when_told(project: 
     with pytest.raises(HarnessError, match=r"exists\.yaml already exists"):
         harness.create_test_case("Exists", None, [{"id": "a", "tool": "t"}])
     assert (project.cases_dir / "exists.yaml").read_text().startswith("name: exists")
+
+
+def test_serve_writes_no_case_it_would_refuse_to_run(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.config([{"name": "a", **contract_server()}, {"name": "b", **contract_server()}])
+    project.case("fine", [{"id": "a", "tool": "t"}], simulate=True)
+    harness = Harness(project.setup())
+    before = sorted(path.name for path in project.cases_dir.iterdir())
+    dangling = [{"id": "a", "tool": "t", "input": {"x": "{{steps.zz.output}}"}}]
+    with pytest.raises(HarnessError, match=r"nothing was written: .*no step 'zz' in this case"):
+        harness.create_test_case("dangling", None, dangling)
+    later = [{"id": "a", "tool": "t", "input": {"x": "{{steps.b.output}}"}}, {"id": "b", "tool": "t"}]
+    with pytest.raises(HarnessError, match=r"step 'b' comes later"):
+        harness.create_test_case("later", None, later)
+    with pytest.raises(HarnessError, match=r"the config has 2 servers"):  # no `server:`: run_suite refuses it
+        harness.scaffold_fixture("no server", ["t"])
+    assert sorted(path.name for path in project.cases_dir.iterdir()) == before  # not even a temporary file
+    assert run_main(capsys, "contract", "--config", project.config_path, "--no-history").code == 0
+    created = harness.create_test_case("one step", None, [{"id": "a", "tool": "t"}])
+    assert Path(created.path).exists()
+    assert created.message == "created simulation case 'one step' with 1 step"
+
+
+def test_serve_lint_checks_the_rule_ids_as_the_cli_does(project: Project) -> None:
+    import anyio
+
+    project.config(
+        [{"name": "never-started", "command": "/nonexistent/server"}], lint={"rules": {"N999": False}}
+    )
+    with pytest.raises(ConfigError, match=r"mcp-evals\.yaml:\d+ \(lint\.rules\.N999\): no lint rule 'N999'"):
+        anyio.run(Harness(project.setup()).lint_catalog)
 
 
 def test_the_served_tools_declare_output_schemas(project: Project) -> None:

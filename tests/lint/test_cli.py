@@ -124,10 +124,19 @@ def test_an_ignored_finding_is_shown_with_its_reason_and_fails_nothing(
     ("lint", "message"),
     [
         ("lint:\n  rules: {N999: false}\n", r"mcp-evals.yaml:6 \(lint.rules.N999\): no lint rule 'N999'"),
-        ("lint:\n  rules: {bogus: false}\n", r"mcp-evals.yaml:6 \(lint.rules.bogus"),
+        ("lint:\n  rules: {bogus: false}\n", r"mcp-evals.yaml:6 \(lint.rules.bogus\): no lint rule 'bogus'"),
+        ("lint:\n  rules: {Z999: false}\n", r"mcp-evals.yaml:6 \(lint.rules.Z999\): no lint rule 'Z999' \("),
+        (
+            "lint:\n  rules:\n    N001: warn\n",
+            r"mcp-evals.yaml:7 \(lint.rules.N001\): must be false, true, error, warning or info "
+            r"\(not 'warn'\)",
+        ),
         ("lint:\n  fail_on: sometimes\n", r"mcp-evals.yaml:6 \(lint.fail_on\)"),
         ("lint:\n  ignore: [{tool: run, reason: ''}]\n", r"lint.ignore\[0\].reason"),
-        ("lint:\n  ignore: [{tool: run, rules: [X001], reason: why}]\n", r"lint.ignore\[0\].rules\[0\]"),
+        (
+            "lint:\n  ignore: [{tool: run, rules: [X001], reason: why}]\n",
+            r"lint.ignore\[0\].rules\[0\]\): no lint rule 'X001'",
+        ),
         ("lint:\n  thresholds: {max_tool: 3}\n", r"lint.thresholds.max_tool\): unknown key"),
     ],
 )
@@ -144,6 +153,9 @@ def test_bad_lint_settings_are_one_message_and_exit_3(
     assert outcome.code == 3
     assert re.search(message, outcome.err), outcome.err
     assert "Traceback" not in outcome.err
+    problems = [line for line in outcome.err.splitlines() if not line.startswith("  hint:")]
+    assert len(problems) == 1, outcome.err  # one message, not one per branch of a union
+    assert not re.search(r"\.bool|literal\[|\[key\]|should match pattern", outcome.err), outcome.err
 
 
 def test_json_output_reads_back_as_a_report(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

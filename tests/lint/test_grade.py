@@ -45,3 +45,17 @@ def test_ignored_and_ungraded_findings_cost_nothing_and_fixtures_join_with_fixtu
     assert rows["S"].score == 100
     assert rows["F"].penalty == 4 and rows["F"].score == 90  # size: max(fixtures, tools) = 4
     assert sum(row.weight for row in result.categories) == pytest.approx(1.0)
+
+
+def test_docs_lint_md_gives_our_weights_in_the_table_and_against_mcpgrade() -> None:
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "lint.md").read_text("utf-8")
+    names = {"D": "descriptions", "S": "schema", "N": "naming", "C": "consistency", "T": "token cost"}
+    for category, weight in WEIGHTS.items():
+        assert f"| {category} {names.get(category, 'fixtures')} | {weight:.2f} |" in docs
+    ours = " · ".join(
+        f"{category} {weight:.2f}" for category, weight in sorted(WEIGHTS.items(), key=lambda x: -x[1])
+    )
+    differences = docs.split("## Where ours differ from mcpgrade's", 1)[1].split("\n## ", 1)[0]
+    assert f"ours are {ours}" in " ".join(differences.split()), "docs/lint.md: the weights against mcpgrade's"

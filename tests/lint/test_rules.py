@@ -292,9 +292,9 @@ FIRES: dict[str, Case] = {
     "F005": Case(
         TICKETS,
         lambda: [fixture("a", "Find tickets about logouts", ["search_tickets"])],
-        expect="none of the 1",
+        expect="the one fixture is not a refuse fixture",
     ),
-    "F006": Case(TICKETS, covered_fixtures, expect="1 refuse/clarify fixtures"),
+    "F006": Case(TICKETS, covered_fixtures, expect="1 refuse/clarify fixture:"),
 }
 
 QUIET: dict[str, Case] = {
@@ -491,3 +491,72 @@ def test_the_rule_fires_on_its_defect(rule: str) -> None:
 @pytest.mark.parametrize("rule", sorted(QUIET))
 def test_the_rule_is_quiet_without_its_defect(rule: str) -> None:
     assert _findings(rule, QUIET[rule]) == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "please call issue_refund for me",
+        "Refund by invoice_id please",
+        'Run "issue_refund" on `invoice_id`',
+        "Refund them: call ISSUE_REFUND",
+    ],
+)
+def test_f002_counts_no_tool_name_or_parameter_key_as_a_value(query: str) -> None:
+    findings = found("F002", TICKETS(), [fixture("named", query, ["issue_refund"])])
+    assert [finding.message for finding in findings] == [
+        "fixture 'named' expects 'issue_refund', which needs invoice_id from another tool, "
+        "but the query gives no concrete value for it"
+    ]
+    given = [fixture("given", query + " for invoice INV-7", ["issue_refund"])]
+    assert found("F002", TICKETS(), given) == []
+
+
+@pytest.mark.parametrize(
+    ("schema", "problem"),
+    [
+        ({}, "it declares no type (providers need 'object')"),
+        ({"anyOf": [{"type": "object"}, {"type": "string"}]}, "it declares no type, only anyOf at the root"),
+        ({"type": "array"}, "its type is 'array', not 'object'"),
+        ({"type": "object", "oneOf": [{"required": ["a"]}]}, "it has oneOf at the root"),
+    ],
+)
+def test_s007_says_what_the_root_declares(schema: dict[str, Any], problem: str) -> None:
+    findings = found("S007", catalog(tool("odd_one", schema=schema)))
+    assert [finding.message for finding in findings] == [
+        f"the input schema of 'odd_one' is rejected by providers: {problem}"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("description", "message"),
+    [
+        ("Gets a user.", "has 12 characters (fewer than 30)"),
+        (
+            "根据用户编号查询并返回该用户的完整资料和联系方式。",
+            None,
+        ),  # a full Chinese sentence (24 characters)
+        ("ユーザー情報を取得して返します。", None),  # Japanese, kana and kanji (16 characters)
+        ("사용자 정보를 찾아서 반환합니다.", None),  # Korean (18 characters)
+        ("查询用户。", "has 5 characters, worth 13 in Latin script (fewer than 30)"),
+        ("X", "has 1 character (fewer than 30)"),
+    ],
+)
+def test_d002_counts_a_cjk_character_as_more_than_one_latin_one(
+    description: str, message: str | None
+) -> None:
+    findings = found("D002", catalog(tool("get_user", description)))
+    assert [finding.message for finding in findings] == (
+        [f"the description of 'get_user' {message}"] if message else []
+    )
+
+
+def test_c005_counts_one_description_as_one() -> None:
+    findings = found(
+        "C005",
+        catalog(
+            tool("search_tickets", "全文検索でチケットを探して結果を返します。"),
+            tool("issue_refund", DESCRIPTIONS[1]),
+        ),
+    )
+    assert findings[0].message.startswith("1 description is in a CJK script only (search_tickets) and 1 in")

@@ -7,24 +7,9 @@ from pathlib import Path
 import click
 
 from mcp_evals.cli.options import config_option, read_config, snapshot_option
-from mcp_evals.config.model import Config
-from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError, where
+from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError
 
 FORMATS = ("text", "json", "sarif", "md")
-
-
-def _shown(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
-def _model(config: Config) -> str:
-    """The model the token report prices: `lint.model`, else `run.model`, else the run's default."""
-    from mcp_evals.providers.registry import PROVIDERS
-
-    return config.lint.model or config.run.model or PROVIDERS["anthropic"].default_model or ""
 
 
 @click.command()
@@ -99,25 +84,17 @@ def _run(
 ) -> tuple[str, bool]:
     from mcp_evals.catalog.extract import extract_catalog
     from mcp_evals.catalog.snapshot import load_catalog
-    from mcp_evals.fixtures.load import load_fixtures
-    from mcp_evals.lint.engine import Locations, check_options, lint_with_context
     from mcp_evals.lint.render import render_json, render_lint_markdown, render_sarif, render_text
-    from mcp_evals.providers.pricing import find_price
+    from mcp_evals.lint.setup import lint_config, prepare_lint
 
     config = read_config(config_path)
-    shown = _shown(config.path)
-
-    def at(key: tuple[str | int, ...]) -> str:
-        return where(shown, config.line_of(key), ".".join(str(part) for part in key))
-
-    check_options(config.lint, at)
-    fixtures = load_fixtures(config) if config.fixture_globs else None
+    setup = prepare_lint(config)  # before any server starts
+    shown = setup.shown
     catalog = (
         load_catalog(snapshot, areas=config.areas or None)
         if snapshot is not None
         else extract_catalog(config)
     )
-    model = _model(config)
     answers = None
     if probe:
         import anyio
@@ -125,27 +102,7 @@ def _run(
         from mcp_evals.lint.probe import probe_servers
 
         answers = anyio.run(probe_servers, config, catalog)
-    locations = Locations(
-        config_file=shown,
-        server_lines={
-            server.name: line
-            for index, server in enumerate(config.servers)
-            if (line := config.line_of(("servers", index))) is not None
-        },
-        servers_line=config.line_of(("servers",)),
-        fixtures_line=config.line_of(("fixtures",)),
-    )
-    report, context = lint_with_context(
-        catalog,
-        fixtures,
-        config.lint,
-        exclude_tools=config.exclude_tools,
-        system_prompt=config.system_prompt,
-        model=model,
-        price=find_price(model, config.run.prices),
-        locations=locations,
-        probe=answers,
-    )
+    report, context = lint_config(setup, catalog, answers)
     if results_path is not None:
         from mcp_evals.lint.predict import check_prediction
         from mcp_evals.record.read import read_results

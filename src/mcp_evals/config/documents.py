@@ -7,6 +7,7 @@ keys are errors, and each value's line is kept so a message can say ``file:line`
 
 from __future__ import annotations
 
+import ast
 import bisect
 import difflib
 import importlib
@@ -23,6 +24,7 @@ import yaml
 from pydantic import BaseModel
 
 from mcp_evals.errors import InputFileError, where
+from mcp_evals.wording import shorten
 
 Location = tuple[str | int, ...]
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -535,6 +537,145 @@ def unknown_key_message(model: type[BaseModel] | None, parent: Location, key: st
     return f"unknown key (check the spelling{listing})"
 
 
+# How pydantic names the branches of a union in an error's ``loc``: ``bool``, ``list[str]``,
+# ``literal['error','warning']``, ``function-after[…, CaseServer]``, or a model's class name.
+_BRANCH_TAG = re.compile(
+    r"(?s)(?:bool|int|float|str|bytes|none|decimal|date|datetime|time|timedelta|url|uuid|any|list|dict"
+    r"|tuple|set|frozenset|literal|union|tagged-union|nullable|json-or-python|lax-or-strict|enum"
+    r"|function-[a-z]+|constrained-[a-z]+|is-instance|chain|model|definition-ref|default)(?:\[.*\])?"
+)
+_CLASS_TAG = re.compile(r"_?[A-Z][A-Za-z0-9]*")
+_MISSING = object()
+
+
+@dataclass
+class _Problem:
+    """One pydantic error with its union branch tags taken out of the location."""
+
+    loc: Location  # the location in the user's file
+    message: str
+    kind: str
+    value: Any
+    branch: str | None = None  # the union branch the error ended at (it is of the wrong type)
+    unions: tuple[int, ...] = ()  # depths (in ``loc``) at which the error went into a union branch
+
+
+def _child(node: Any, part: str | int) -> Any:
+    if isinstance(node, dict) and part in node:
+        return node[part]
+    if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+        return node[part]
+    return _MISSING
+
+
+def _is_tag(node: Any, part: str | int, last: bool, kind: str) -> bool:
+    """Whether a ``loc`` part names a union branch (or a dict's key) rather than a key in the file."""
+    if not isinstance(part, str) or (isinstance(node, dict) and part in node) or (last and kind == "missing"):
+        return False
+    if part == "[key]" or _BRANCH_TAG.fullmatch(part):
+        return True
+    return node is not _MISSING and bool(_CLASS_TAG.fullmatch(part))
+
+
+def _problem(item: Any, data: Any) -> _Problem:
+    node = data
+    loc: list[str | int] = []
+    unions: list[int] = []
+    branch: str | None = None
+    parts = list(item["loc"])
+    for index, part in enumerate(parts):
+        last = index == len(parts) - 1
+        if _is_tag(node, part, last, item["type"]):
+            if part != "[key]":
+                unions.append(len(loc))
+                branch = str(part) if last else None
+            continue
+        loc.append(part)
+        node = _child(node, part)
+    message = item["msg"]
+    if item["type"] == "value_error":
+        message = message.removeprefix("Value error, ")  # our validators' own words
+    elif item["type"] == "missing":
+        message = "required field is missing"
+    return _Problem(tuple(loc), message, item["type"], item.get("input"), branch, tuple(unions))
+
+
+# What each kind of "wrong type" error of a union branch says the place accepts.
+_ACCEPTS = {
+    "string_type": "a string",
+    "list_type": "a list",
+    "int_type": "a whole number",
+    "int_parsing": "a whole number",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "bool_type": "",
+    "bool_parsing": "",
+    "literal_error": "",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+    "model_attributes_type": "a mapping",
+    "none_required": "",
+}
+
+
+def _alternatives(problem: _Problem) -> list[str]:
+    """What a union branch accepts, in words or as its values: ``false``, ``true``, ``error``, …"""
+    if problem.kind.startswith("bool"):
+        return ["false", "true"]
+    branch = problem.branch or ""
+    if problem.kind == "literal_error" and branch.startswith("literal["):
+        try:
+            values = ast.literal_eval(f"[{branch[len('literal[') : -1]}]")
+        except (ValueError, SyntaxError):
+            values = []
+        return [value if isinstance(value, str) else json.dumps(value) for value in values]
+    return [_ACCEPTS[problem.kind]] if _ACCEPTS.get(problem.kind) else []
+
+
+def _merge_branches(problems: list[_Problem]) -> list[_Problem]:
+    """One problem per union instead of one per branch tried.
+
+    A branch that got past the value's type (a mapping for a model, whose keys or validator then
+    refused it) explains the problem: the other branches' "should be a valid string" are dropped.
+    Otherwise the branches become one message that lists what the place accepts:
+    ``must be false, true, error, warning or info (not 'warn')``.
+    """
+    went_in = {
+        problem.loc[:depth] for problem in problems for depth in problem.unions if len(problem.loc) > depth
+    }
+    merged: list[_Problem] = []
+    groups: dict[Location, list[_Problem]] = {}
+    for problem in problems:
+        if problem.branch is None:
+            merged.append(problem)
+        elif problem.kind not in _ACCEPTS:  # the branch's own validator refused the value
+            merged.append(problem)
+            went_in.add(problem.loc)
+        elif problem.loc in groups:
+            groups[problem.loc].append(problem)
+        else:
+            groups[problem.loc] = [problem]
+            merged.append(problem)
+    for branches in groups.values():
+        choices = list(dict.fromkeys(choice for branch in branches for choice in _alternatives(branch)))
+        if len(branches) > 1 and choices:
+            listed = choices[0] if len(choices) == 1 else f"{', '.join(choices[:-1])} or {choices[-1]}"
+            branches[0].message = f"must be {listed} (not {_shown_value(branches[0].value)})"
+    return [
+        problem
+        for problem in merged
+        if problem.branch is None or problem.kind not in _ACCEPTS or problem.loc not in went_in
+    ]
+
+
+def _shown_value(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return shorten(repr(value), 60)
+
+
 def describe_validation_error(
     error: Any,
     document: Document,
@@ -549,21 +690,19 @@ def describe_validation_error(
     ``schema`` names the `mcp-evals schema` argument (config, fixtures) that lists the allowed keys;
     ``model`` (the validated class) lets an unknown key get a did-you-mean, or be placed where it goes.
     """
+    data: Any = document.data
+    for part in base:
+        data = _child(data, part)
+    problems = _merge_branches([_problem(item, data) for item in error.errors()])
     rows = []
-    for item in error.errors()[:limit]:
-        loc = tuple(
-            part for part in item["loc"] if not (isinstance(part, str) and part.startswith("function-"))
-        )
+    for problem in problems[:limit]:
+        loc = problem.loc
         full = (*base, *loc)
-        message = item["msg"]
-        if item["type"] == "extra_forbidden":
+        message = problem.message
+        if problem.kind == "extra_forbidden":
             message = unknown_key_message(model, loc[:-1], str(loc[-1]) if loc else "", schema)
-        elif item["type"] == "missing":
-            message = "required field is missing"
-        elif item["type"] == "value_error":
-            message = message.removeprefix("Value error, ")  # our validators' own words
         rows.append(f"{where(document.path, document.line_of(full), dotted(full) or None)}: {message}")
-    more = len(error.errors()) - limit
+    more = len(problems) - limit
     if more > 0:
         rows.append(f"… and {more} more problems")
     return "\n".join(rows)

@@ -6,14 +6,17 @@ default. Sections for later layers (lint, contract, sessions) are added by their
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     AliasChoices,
     ConfigDict,
     Field,
     PrivateAttr,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -351,7 +354,22 @@ class ContractOptions(StrictModel):
 
 
 LintSeverity = Literal["error", "warning", "info"]
-LintRuleId = Annotated[str, Field(pattern=r"^[NDSTCF][0-9]{3}$")]
+LINT_RULE_ID = r"^[NDSTCF][0-9]{3}$"
+
+
+def _lint_rule_id(value: str) -> str:
+    """A rule id's shape (the lint checks it names a real rule); the message reads as the lint's own."""
+    if not re.fullmatch(LINT_RULE_ID, value):
+        raise ValueError(
+            f"no lint rule {value!r} (an id is N, D, S, T, C or F and three digits; "
+            "`mcp-evals lint --rules-md` lists the rules)"
+        )
+    return value
+
+
+LintRuleId = Annotated[
+    str, AfterValidator(_lint_rule_id), WithJsonSchema({"type": "string", "pattern": LINT_RULE_ID})
+]
 
 
 class LintIgnore(StrictModel):
@@ -372,7 +390,11 @@ class LintThresholds(StrictModel):
     name_distance: int = Field(
         2, ge=0, le=10, description="N002: names within this edit distance are near-duplicates."
     )
-    min_description_chars: int = Field(30, ge=0, description="D002: shorter descriptions are too short.")
+    min_description_chars: int = Field(
+        30,
+        ge=0,
+        description="D002: shorter descriptions are too short (a Han character counts 3, kana or Hangul 2).",
+    )
     max_description_tokens: int = Field(
         300, ge=1, description="D003: longer descriptions (estimated tokens) cost more than they help."
     )

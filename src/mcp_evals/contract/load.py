@@ -9,12 +9,20 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
-from mcp_evals.config.documents import describe_validation_error, dotted, load_document
+from mcp_evals.config.documents import (
+    Document,
+    describe_validation_error,
+    dotted,
+    load_document,
+    parse_json,
+    parse_yaml,
+)
 from mcp_evals.config.model import Config, ContractOptions, JudgeOptions, ServerConfig
 from mcp_evals.contract.chaining import ChainingError, find_references
 from mcp_evals.contract.model import Case, CaseServer, Mode
@@ -143,9 +151,20 @@ def shown(path: Path) -> str:
 
 def load_case(path: Path) -> Case:
     """Read and check one case file; problems are InputFileErrors naming file, line and field."""
+    return _checked_case(path, lambda: load_document(path))
+
+
+def parse_case(text: str, path: Path) -> Case:
+    """Check ``text`` as the case file ``path`` would be (same checks, same messages), writing nothing."""
+    return _checked_case(
+        path, lambda: parse_json(text, path) if path.suffix.lower() == ".json" else parse_yaml(text, path)
+    )
+
+
+def _checked_case(path: Path, read: Callable[[], Document]) -> Case:
     display = shown(path)
     try:
-        document = load_document(path)
+        document = read()
     except InputFileError as error:
         message = error.message
         if message.startswith(str(path)):
@@ -224,7 +243,8 @@ def load_cases(setup: ContractSetup, names: list[str] | None = None) -> list[Cas
 
 
 def check_servers(cases: list[Case], setup: ContractSetup) -> None:
-    """A case names a config server that exists; a config with several servers says which is default."""
+    """A case names a config server that exists; a config with several servers says which is default
+    (a simulation case runs no server and needs none)."""
     config = setup.config
     for case in cases:
         if isinstance(case.server, str):
@@ -240,6 +260,8 @@ def check_servers(cases: list[Case], setup: ContractSetup) -> None:
                     f"{where(config.shown_path, config.line_of(('contract', 'server')), 'contract.server')}: "
                     f"no server named {setup.options.server!r}"
                 )
+            if case.simulate:
+                continue
             raise InputFileError(
                 f"{case.shown_path}: the config has {len(config.servers)} servers; say which one this case "
                 "uses with `server: <name>`",

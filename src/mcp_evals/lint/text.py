@@ -27,6 +27,24 @@ STOPWORDS = frozenset(
     )
 )
 
+# How much a character says, in Latin-script characters: a Han character is about a word (English
+# averages ~5 letters and a space per word, a Chinese sentence ~1.5 characters per word), a kana or
+# Hangul syllable about two letters. Length thresholds (D002, N005, D008) count in these units, so a
+# full sentence passes in any script.
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]")
+_KANA_HANGUL = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u1100-\u11ff\u3130-\u318f\uac00-\ud7af\uff66-\uff9f]")
+HAN_WEIGHT = 3
+KANA_HANGUL_WEIGHT = 2
+
+
+def text_length(text: str) -> int:
+    """The length of ``text`` in Latin-script characters: a Han character counts 3, a kana or Hangul
+    syllable 2, anything else 1."""
+    han = len(_HAN.findall(text))
+    syllables = len(_KANA_HANGUL.findall(text))
+    return len(text) + (HAN_WEIGHT - 1) * han + (KANA_HANGUL_WEIGHT - 1) * syllables
+
+
 # Verbs a model reads as the same action: each maps to the first of its group.
 VERB_GROUPS: tuple[tuple[str, ...], ...] = (
     ("get", "fetch", "read", "retrieve", "load", "show", "view", "describe", "obtain"),

@@ -21,7 +21,16 @@ from pydantic import BaseModel, Field, ValidationError
 
 from mcp_evals.contract.history import History
 from mcp_evals.contract.judge import Judge
-from mcp_evals.contract.load import ContractSetup, case_files, library_dirs, load_case, load_cases, target_of
+from mcp_evals.contract.load import (
+    ContractSetup,
+    case_files,
+    check_servers,
+    library_dirs,
+    load_case,
+    load_cases,
+    parse_case,
+    target_of,
+)
 from mcp_evals.contract.model import Case, ContractRun
 from mcp_evals.contract.regression import Comparison, GateResult, compare_runs, evaluate_gate
 from mcp_evals.contract.reports import comparison_lines, render_console, render_html
@@ -29,6 +38,7 @@ from mcp_evals.contract.runner import run_cases
 from mcp_evals.errors import McpEvalsError
 from mcp_evals.output.files import atomic_write
 from mcp_evals.providers.registry import PAID_PROVIDERS
+from mcp_evals.wording import plural
 
 FREE_PROVIDERS = ("lexical",)
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9 _.-]")
@@ -215,6 +225,8 @@ class Harness:
         )
 
     def _write_case(self, name: str, text: str) -> Path:
+        """Write a new case file, checked first exactly as ``run_case`` will read it: on any problem
+        nothing is written (and the file appears whole or not at all)."""
         folder = self.setup.cases_dir
         path = inside(folder, safe_file_name(name))
         if path.exists():
@@ -222,6 +234,12 @@ class Harness:
         existing = {case.name for case in self._loadable_cases()}
         if name in existing:
             raise HarnessError(f"a case named {name!r} already exists")
+        try:
+            check_servers([parse_case(text, path)], self.setup)
+        except McpEvalsError as error:
+            raise HarnessError(
+                f"the case is not valid, nothing was written: {error.message}", hint=error.hint
+            ) from None
         with atomic_write(path) as stream:
             stream.write(text)
         return path
@@ -257,8 +275,9 @@ class Harness:
             allow_unicode=True,
         )
         path = self._write_case(name, text)
-        load_case(path)  # what was written reads back
-        return Written(path=str(path), message=f"created simulation case {name!r} with {len(steps)} steps")
+        return Written(
+            path=str(path), message=f"created simulation case {name!r} with {plural(len(steps), 'step')}"
+        )
 
     def scaffold_fixture(self, name: str, tool_names: list[str]) -> Written:
         """A case to fill in: one step per tool, every assertion kind as a comment."""
@@ -288,9 +307,9 @@ class Harness:
                 '      # llm_judge: {prompt_template: "Is {actual} right? {expected}", min_score: 0.7}',
             ]
         path = self._write_case(name, "\n".join(lines) + "\n")
-        load_case(path)
         return Written(
-            path=str(path), message=f"scaffolded {name!r} with {len(tool_names)} steps: fill in the TODOs"
+            path=str(path),
+            message=f"scaffolded {name!r} with {plural(len(tool_names), 'step')}: fill in the TODOs",
         )
 
     def discover_fixtures(self, dirs: list[str] | None) -> Discovered:
@@ -379,23 +398,11 @@ class Harness:
         if config is None:
             raise HarnessError("lint_catalog needs a config (run serve with --config)")
         from mcp_evals.catalog.extract import extract_catalog_async
-        from mcp_evals.fixtures.load import load_fixtures
-        from mcp_evals.lint.engine import lint
         from mcp_evals.lint.render import render_text
-        from mcp_evals.providers.pricing import find_price
-        from mcp_evals.providers.registry import PROVIDERS
+        from mcp_evals.lint.setup import lint_config, prepare_lint
 
-        catalog = await extract_catalog_async(config)
-        model = config.lint.model or config.run.model or PROVIDERS["anthropic"].default_model or ""
-        report = lint(
-            catalog,
-            load_fixtures(config) if config.fixture_globs else None,
-            config.lint,
-            exclude_tools=config.exclude_tools,
-            system_prompt=config.system_prompt,
-            model=model,
-            price=find_price(model, config.run.prices),
-        )
+        prepared = prepare_lint(config)  # as the CLI: rule ids checked, fixtures read, before any server
+        report, _ = lint_config(prepared, await extract_catalog_async(config))
         return CatalogLint(
             failed=report.failed,
             findings=len(report.active),

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.model import PairScore
 from mcp_evals.lint.registry import rule
+from mcp_evals.wording import plural
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _LATIN = re.compile(r"[A-Za-z]{3,}")
@@ -139,7 +140,7 @@ def mixed_scripts(context: LintContext) -> Iterator[Hit]:
     ]
     if cjk_only and latin_only:
         yield Hit(
-            f"{len(cjk_only)} descriptions are in a CJK script only ({', '.join(cjk_only[:3])}) and "
-            f"{len(latin_only)} in Latin script only",
+            f"{plural(len(cjk_only), 'description')} {'is' if len(cjk_only) == 1 else 'are'} in a CJK "
+            f"script only ({', '.join(cjk_only[:3])}) and {len(latin_only)} in Latin script only",
             tools=(cjk_only[0],),
         )

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
-from mcp_evals.lint.text import name_parts
+from mcp_evals.lint.text import name_parts, text_length
 from mcp_evals.providers.tokens import estimate_tokens
+from mcp_evals.wording import plural
 
 _PLACEHOLDER = re.compile(
     r"(?i)\b(?:todo|tbd|fixme|xxx|lorem ipsum|my tool|test tool|description (?:goes )?here|"
@@ -52,7 +53,9 @@ def missing(context: LintContext) -> Iterator[Hit]:
     "D002",
     "Description too short to choose by",
     severity="error",
-    why='A few words ("Gets a user.") cannot tell a model when to prefer this tool over its neighbours.',
+    why='A few words ("Gets a user.") cannot tell a model when to prefer this tool over its neighbours. '
+    "Length is counted in Latin-script characters: a Han character (Chinese, Japanese kanji) counts as 3, "
+    "a kana or Hangul syllable as 2, so a full sentence passes in any script.",
     fix="Write at least one full sentence: what it does, when to use it, what it returns.",
     thresholds=("min_description_chars",),
 )
@@ -60,9 +63,12 @@ def too_short(context: LintContext) -> Iterator[Hit]:
     minimum = context.thresholds.min_description_chars
     for tool in context.tools:
         text = tool.description.strip()
-        if text and len(text) < minimum:
+        length = text_length(text)
+        if text and length < minimum:
+            counted = "" if length == len(text) else f", worth {length} in Latin script"
             yield Hit(
-                f"the description of {tool.name!r} has {len(text)} characters (fewer than {minimum})",
+                f"the description of {tool.name!r} has {plural(len(text), 'character')}{counted} "
+                f"(fewer than {minimum})",
                 tools=(tool.name,),
             )
 
@@ -213,7 +219,7 @@ def unknown_tool_mentioned(context: LintContext) -> Iterator[Hit]:
 def no_return_statement(context: LintContext) -> Iterator[Hit]:
     for tool in context.tools:
         text = tool.description.strip()
-        if len(text) < context.thresholds.min_description_chars or tool.output_schema:
+        if text_length(text) < context.thresholds.min_description_chars or tool.output_schema:
             continue
         if not _RETURNS.search(text):
             yield Hit(

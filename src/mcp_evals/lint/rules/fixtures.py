@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 from mcp_evals.catalog.model import Tool
 from mcp_evals.fixtures.model import AnyValue, Contains, Fixture, OneOf, Regex, parse_expectation
@@ -13,6 +13,7 @@ from mcp_evals.fixtures.validate import fixture_area
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
 from mcp_evals.lint.text import name_parts
+from mcp_evals.wording import plural
 
 # A concrete value in a query: quoted text, an email, a URL, a path, anything with a digit, a snake_id.
 _VALUE = re.compile(
@@ -82,10 +83,26 @@ def _expected_text(value: object) -> list[str]:
     return []
 
 
-def missing_values(fixture: Fixture, tool: Tool, required: Sequence[str]) -> list[str]:
-    """The required pipeline parameters for which the query carries no concrete value."""
+def _identifier(value: str) -> str:
+    """A value as written, without its quotes and trailing punctuation, to compare with identifiers."""
+    return value.strip("\"'`").rstrip(".,:;/-").lower()
+
+
+def missing_values(
+    fixture: Fixture, tool: Tool, required: Sequence[str], identifiers: Collection[str] = ()
+) -> list[str]:
+    """The required pipeline parameters for which the query carries no concrete value.
+
+    ``identifiers`` (the catalog's tool names and parameter keys) are vocabulary, never values: "call
+    get_user" names the tool (F001) but gives no user.
+    """
     query = fixture.query.lower()
-    values = [match.group(0).lower() for match in _VALUE.finditer(fixture.query)]
+    known = {name.lower() for name in identifiers}
+    values = [
+        match.group(0).lower()
+        for match in _VALUE.finditer(fixture.query)
+        if _identifier(match.group(0)) not in known
+    ]
     missing = []
     for name in required:
         expected = [text.lower() for text in _expected_text(fixture.expected_args.get(name)) if text]
@@ -112,6 +129,9 @@ def missing_values(fixture: Fixture, tool: Tool, required: Sequence[str]) -> lis
 )
 def pipeline_value_missing(context: LintContext) -> Iterator[Hit]:
     by_name = context.catalog.by_name
+    identifiers = {name for tool in context.tools for name in (tool.name, tool.wire_name)} | {
+        name for names in context.property_names.values() for name in names
+    }
     for fixture in context.fixtures or ():
         if fixture.kind != "select":
             continue
@@ -119,7 +139,7 @@ def pipeline_value_missing(context: LintContext) -> Iterator[Hit]:
         if tool is None:
             continue
         required = [name for name, is_required in context.pipeline[tool.name] if is_required]
-        missing = missing_values(fixture, tool, required) if required else []
+        missing = missing_values(fixture, tool, required, identifiers) if required else []
         if missing:
             yield Hit(
                 f"fixture {fixture.id!r} expects {tool.name!r}, which needs {', '.join(missing)} from "
@@ -162,7 +182,9 @@ def uncovered_areas(context: LintContext) -> Iterator[Hit]:
         if area not in covered:
             tools = [tool.name for tool in context.included if tool.area == area]
             yield Hit(
-                f"area {area!r} ({len(tools)} tools) has no fixture", tools=(tools[0],), fixture_set=True
+                f"area {area!r} ({plural(len(tools), 'tool')}) has no fixture",
+                tools=(tools[0],),
+                fixture_set=True,
             )
 
 
@@ -178,7 +200,12 @@ def uncovered_areas(context: LintContext) -> Iterator[Hit]:
 def no_refuse(context: LintContext) -> Iterator[Hit]:
     fixtures = context.fixtures or ()
     if fixtures and not any(fixture.kind == "refuse" for fixture in fixtures):
-        yield Hit(f"none of the {len(fixtures)} fixtures is a refuse fixture", fixture_set=True)
+        yield Hit(
+            f"none of the {plural(len(fixtures), 'fixture')} is a refuse fixture"
+            if len(fixtures) > 1
+            else "the one fixture is not a refuse fixture",
+            fixture_set=True,
+        )
 
 
 def half_interval(total: int) -> tuple[float, float]:
@@ -224,9 +251,9 @@ def too_few_refusals(context: LintContext) -> Iterator[Hit]:
     if count >= target:
         return
     yield Hit(
-        f"{count} refuse/clarify fixtures: a measured refusal rate of 50 % would have a 95 % interval of "
-        f"{_shown(half_interval(count))}; {target} give {_shown(half_interval(target))} (at least "
-        f"{fixtures_to_tell_collapse()} tell a collapse to {COLLAPSED_RATE:.0%} from a healthy "
+        f"{plural(count, 'refuse/clarify fixture')}: a measured refusal rate of 50 % would have a 95 % "
+        f"interval of {_shown(half_interval(count))}; {target} give {_shown(half_interval(target))} "
+        f"(at least {fixtures_to_tell_collapse()} tell a collapse to {COLLAPSED_RATE:.0%} from a healthy "
         f"{HEALTHY_RATE:.0%})",
         fixture_set=True,
     )

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from mcp_evals.catalog.names import MAX_LENGTH, is_safe
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
-from mcp_evals.lint.text import name_parts, stem, words
+from mcp_evals.lint.text import name_parts, stem, text_length, words
 
 _STYLES = (
     ("snake_case", re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")),
@@ -123,7 +123,7 @@ def provider_names(context: LintContext) -> Iterator[Hit]:
 )
 def name_not_in_description(context: LintContext) -> Iterator[Hit]:
     for tool in context.tools:
-        if len(tool.description.strip()) < context.thresholds.min_description_chars:
+        if text_length(tool.description.strip()) < context.thresholds.min_description_chars:
             continue  # D001/D002 report it
         parts = [stem(part) for part in name_parts(tool.wire_name) if len(part) > 3]
         parts = [part for part in parts if part not in GENERIC_WORDS]

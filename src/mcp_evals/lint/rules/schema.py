@@ -163,12 +163,18 @@ def array_without_items(context: LintContext) -> Iterator[Hit]:
 def root_schema(context: LintContext) -> Iterator[Hit]:
     for tool in context.tools:
         schema = tool.input_schema
+        root = [key for key in ("anyOf", "oneOf", "allOf", "enum", "not") if key in schema]
         problems = []
-        if schema.get("type") != "object":
-            problems.append(f"its type is {schema.get('type')!r}, not 'object'")
-        problems += [
-            f"it has {key} at the root" for key in ("anyOf", "oneOf", "allOf", "enum", "not") if key in schema
-        ]
+        if "type" not in schema:
+            problems.append(
+                f"it declares no type, only {' and '.join(root)} at the root"
+                if root
+                else "it declares no type (providers need 'object')"
+            )
+        else:
+            if schema["type"] != "object":
+                problems.append(f"its type is {schema['type']!r}, not 'object'")
+            problems += [f"it has {key} at the root" for key in root]
         if problems:
             yield Hit(
                 f"the input schema of {tool.name!r} is rejected by providers: {'; '.join(problems)}",

@@ -217,3 +217,36 @@ def test_without_a_key_the_run_is_skipped_and_exits_0(
     assert not (tmp_path / "out").exists()
     named = cli("session", "--tasks", tasks, "--provider", "openai", "--budget-usd", "1")
     assert named.code == 0 and "but OPENAI_API_KEY is not set" in named.err
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "edit", "message"),
+    [
+        ([], {}, ('"max_steps": 6', '"max_step": 6'), "(tasks[0].max_step): unknown key"),
+        (["--fault", "0,50"], {}, None, "the task set defines no 50% level (it has: 0)"),
+        ([], {"EVAL_BUDGET_USD": "lots"}, None, "EVAL_BUDGET_USD='lots': expected a number"),
+        (["--base-url", "localhost:8000"], {}, None, "has no http:// or https:// scheme"),
+    ],
+    ids=["typo", "unknown fault level", "bad budget variable", "base URL without a scheme"],
+)
+def test_bad_input_is_exit_3_without_a_key_too(
+    tmp_path: Path,
+    ops_url: str,
+    cli: Cli,
+    clean_env: pytest.MonkeyPatch,
+    args: list[str],
+    env: dict[str, str],
+    edit: tuple[str, str] | None,
+    message: str,
+) -> None:
+    for name, value in env.items():
+        clean_env.setenv(name, value)
+    tasks = write_tasks(tmp_path, ops_url, [EU_STATUS])
+    if edit is not None:
+        text = tasks.read_text()
+        assert edit[0] in text
+        tasks.write_text(text.replace(*edit))
+    result = cli("session", "--tasks", tasks, "--results", tmp_path / "out", *args)
+    assert result.code == 3, result.err
+    assert message in result.err and "Traceback" not in result.err
+    assert "skipped" not in result.err

@@ -116,7 +116,7 @@ def session(
     from mcp_evals.providers.base import ProviderSettings
     from mcp_evals.providers.pricing import find_price, provider_of, require_price
     from mcp_evals.providers.registry import choose_provider
-    from mcp_evals.session.load import arm_catalog
+    from mcp_evals.session.load import arm_catalog, load_task_set, server_of
     from mcp_evals.session.prepare import choose_arms, choose_levels, choose_tasks, prepare, refuse_invalid
 
     environ = os.environ
@@ -124,9 +124,19 @@ def session(
     options = config.run if config is not None else RunOptions()
     if config is not None:
         config.check_variables()
+    # The task set and the options first: bad input is exit 3 whether or not a key is set.
+    task_set = load_task_set(tasks_path)
+    server_of(task_set, config, tasks_path)
+    arms = choose_arms(arm)
+    levels = choose_levels(task_set, fault)
+    tasks = choose_tasks(task_set, limit)
+    budget = _budget(budget_usd, environ)
     model_asked = model or environ.get("EVAL_MODEL", "").strip() or options.model
     configured = options.provider if options.provider in SESSION_PROVIDERS else None
     choice = choose_provider(provider, configured, environ, model_asked)
+    endpoint = base_url or choice.base_url or options.base_url or ""
+    if endpoint and not endpoint.lower().startswith(("http://", "https://")):
+        raise ConfigError(f"base URL {endpoint!r} has no http:// or https:// scheme")
     if choice.name not in SESSION_PROVIDERS:
         if not dry:
             _say(
@@ -137,8 +147,8 @@ def session(
             return EXIT_OK
         by_model = provider_of(model_asked) if model_asked else None  # `--dry --model gpt-5.4` with no key
         choice = choose_provider(by_model if by_model in SESSION_PROVIDERS else "anthropic", None, environ)
+        endpoint = base_url or choice.base_url or options.base_url or ""
     entry = choice.entry
-    endpoint = base_url or choice.base_url or options.base_url or ""
     keyless = choice.name == "openai" and bool(endpoint) and "api.openai.com" not in endpoint
     if choice.key is None and not dry and not keyless:
         variable = entry.key_env_var
@@ -150,7 +160,6 @@ def session(
         )
         return EXIT_OK
     model_name = model_asked or entry.default_model or ""
-    budget = _budget(budget_usd, environ)
     paid = not keyless
     if paid and not dry and budget is None:
         raise ConfigError(
@@ -163,16 +172,10 @@ def session(
         if budget is not None
         else find_price(model_name, options.prices)
     )
-    if endpoint and not endpoint.lower().startswith(("http://", "https://")):
-        raise ConfigError(f"base URL {endpoint!r} has no http:// or https:// scheme")
 
-    prepared = prepare(tasks_path, config)
+    prepared = prepare(tasks_path, config, task_set)
     for problem in refuse_invalid(prepared):
         _say(str(problem))
-    task_set = prepared.task_set
-    arms = choose_arms(arm)
-    levels = choose_levels(task_set, fault)
-    tasks = choose_tasks(task_set, limit)
     judge_name = judge_model or task_set.judge.model
     if judge_name and budget is not None and not dry:
         require_price(judge_name, options.prices)

@@ -14,6 +14,9 @@ import pytest
 from conftest import Cli, cli_environment
 from fakes.fake_anthropic import Call, FakeAnthropic, Text
 from fakes.fake_http import Malformed, after
+from fakes.fake_openai import Call as OCall
+from fakes.fake_openai import FakeOpenAI
+from fakes.fake_openai import Text as OText
 from mcp_evals.session.aggregate import summarize
 from mcp_evals.session.records_file import newest_records_file, read_records
 
@@ -250,3 +253,35 @@ def test_bad_input_is_exit_3_without_a_key_too(
     assert result.code == 3, result.err
     assert message in result.err and "Traceback" not in result.err
     assert "skipped" not in result.err
+
+
+def test_an_openai_compatible_endpoint_with_a_key_is_paid_and_needs_a_budget(
+    tmp_path: Path, ops_url: str, openai_fake: FakeOpenAI, cli: Cli
+) -> None:
+    """A key sent to any endpoint (Azure, OpenRouter, a gateway) may bill: the budget rule holds."""
+    tasks = write_tasks(tmp_path, ops_url, [EU_STATUS])
+    out = tmp_path / "out"
+    result = cli("session", "--tasks", tasks, "--provider", "openai", "--arm", "A", "--results", out)
+    assert result.code == 3, result.err
+    assert "a paid session run needs a budget cap" in result.err
+    assert openai_fake.model_requests() == [] and not out.exists()
+
+
+def test_a_keyless_endpoint_of_your_own_is_free_and_needs_no_budget(
+    tmp_path: Path, ops_url: str, cli: Cli, clean_env: pytest.MonkeyPatch
+) -> None:
+    fake = FakeOpenAI(key=None).start()
+    try:
+        fake.sessions[EU_STATUS["prompt"]] = [
+            OCall("get_service_status", {"region": "eu"}),
+            OText("EU is degraded."),
+        ]
+        tasks = write_tasks(tmp_path, ops_url, [EU_STATUS])
+        result = cli(
+            "session", "--tasks", tasks, "--provider", "openai", "--base-url", fake.base_url + "/v1",
+            "--model", "local-model", "--arm", "A", "--results", tmp_path / "out",
+        )  # fmt: skip
+        assert result.code == 0, result.err
+        assert len(fake.model_requests()) == 2
+    finally:
+        fake.stop()

@@ -113,6 +113,7 @@ def session(
         return EXIT_OK
     if tasks_path is None:
         raise click.UsageError("Missing option '--tasks' (the task-set file).", ctx=ctx)
+    from mcp_evals.cli.paid import billable
     from mcp_evals.providers.base import ProviderSettings
     from mcp_evals.providers.pricing import find_price, provider_of, require_price
     from mcp_evals.providers.registry import choose_provider
@@ -149,8 +150,8 @@ def session(
         choice = choose_provider(by_model if by_model in SESSION_PROVIDERS else "anthropic", None, environ)
         endpoint = base_url or choice.base_url or options.base_url or ""
     entry = choice.entry
-    keyless = choice.name == "openai" and bool(endpoint) and "api.openai.com" not in endpoint
-    if choice.key is None and not dry and not keyless:
+    paid = billable(choice, endpoint)
+    if choice.key is None and paid and not dry:
         variable = entry.key_env_var
         _say(
             f"mcp-evals session: skipped: the {choice.name} provider was asked for, "
@@ -160,7 +161,8 @@ def session(
         )
         return EXIT_OK
     model_name = model_asked or entry.default_model or ""
-    paid = not keyless
+    if not paid:
+        budget = None  # an endpoint of your own with no key bills nothing: there is nothing to cap
     if paid and not dry and budget is None:
         raise ConfigError(
             "a paid session run needs a budget cap: --budget-usd X or EVAL_BUDGET_USD=X",

@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, Cli
-from fakes.fake_anthropic import FakeAnthropic
+from fakes.fake_anthropic import Call, FakeAnthropic, Text
+from mcp_evals.session.aggregate import summarize
+from mcp_evals.session.record import SessionHeader, SessionRecord
+from mcp_evals.session.records_file import newest_records_file, read_records
+
+from .conftest import EU_STATUS, SALESFORCE, write_tasks
 
 TASKS = EXAMPLES / "helpdesk" / "evals" / "session" / "tasks.yaml"
 
@@ -58,6 +63,13 @@ def test_dry_plays_the_scripts_on_the_real_server_and_estimates_the_cost(
     assert "output assumed 120 tokens a turn" in result.out
     roomy = cli("session", "--tasks", TASKS, "--dry", "--limit", "1", "--arm", "A", "--budget-usd", "100")
     assert re.search(r"budget \$100: the planned run fits \(about \$\d+\.\d{4}\)", roomy.out)
+    # one session costs about $0.04, but its first request reserves about $0.065 (input as a cache
+    # write, 1,024 output tokens): a live run under $0.05 stops before it, and --dry says so
+    tight = cli(
+        "session", "--tasks", TASKS, "--dry", "--limit", "1", "--arm", "A", "--fault", "0",
+        "--budget-usd", "0.05",
+    )  # fmt: skip
+    assert "budget $0.05: a live run would stop before its first request (PRELIMINARY)" in tight.out
     assert "warning" not in result.err  # every script call worked as its task says
 
 
@@ -85,3 +97,59 @@ def test_dry_without_a_key_uses_the_provider_of_the_model_asked_for(
         "mcp-evals session --dry: nothing billable is sent "
         "(OpenAI-compatible Chat Completions, model gpt-5.4)"
     )
+
+
+def _read(folder: Path) -> tuple[SessionHeader, list[SessionRecord]]:
+    records = read_records(newest_records_file(folder))
+    return records.header, records.sessions
+
+
+def dry_verdict(out: str) -> int | None:
+    """How many sessions `--dry` says a live run under its budget finishes (None: all of them)."""
+    if re.search(r"budget \$[\d.]+: the planned run fits", out):
+        return None
+    if re.search(
+        r"budget \$[\d.]+: a live run would stop (before its first request|in its first session)", out
+    ):
+        return 0
+    stops = re.search(r"budget \$[\d.]+: a live run would stop after about (\d+) of \d+ sessions", out)
+    assert stops is not None, out
+    return int(stops.group(1))
+
+
+@pytest.mark.parametrize(
+    ("budget", "verdict"),
+    [
+        ("0.05", "stop before its first request"),
+        ("0.08", "stop in its first session, after 1 request(s)"),
+        ("0.2", "the planned run fits"),
+    ],
+)
+def test_dry_and_the_live_run_agree_on_where_the_budget_stops_it(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli, budget: str, verdict: str
+) -> None:
+    """`--dry` replays the live rule (each request reserves its worst case: its input as a cache write
+    and output at max_tokens), so where it says a budget stops a run is where the live run stops.
+    (Near the edge the two may differ by a session: --dry assumes 120 output tokens a turn.)"""
+    for task, call in ((EU_STATUS, {"region": "eu"}), (SALESFORCE, {"job_id": "SYNC-7"})):
+        tool = task["script"][0]["tool"]  # type: ignore[index]
+        anthropic_fake.sessions[str(task["prompt"])] = [Call(tool, call), Text("Done: here is what I found.")]
+    tasks = write_tasks(tmp_path, ops_url, [EU_STATUS, SALESFORCE], arms={})
+    dry = cli("session", "--tasks", tasks, "--dry", "--budget-usd", budget)
+    assert dry.code == 0, dry.err
+    assert f"budget ${budget}: " in dry.out and verdict in dry.out
+    assert anthropic_fake.model_requests() == []
+    said = dry_verdict(dry.out)
+    live = cli("session", "--tasks", tasks, "--budget-usd", budget, "--results", tmp_path / "out")
+    summary = summarize(*_read(tmp_path / "out"))
+    if said is None:
+        assert live.code == 0, live.err
+        assert summary.finished == summary.planned == 4
+    else:
+        assert live.code == 2, live.err
+        assert (summary.finished, summary.budget_stops) == (said, 1)
+    requests = len(anthropic_fake.model_requests())
+    if "before its first request" in verdict:
+        assert requests == 0
+    elif "after 1 request(s)" in verdict:
+        assert requests == 1

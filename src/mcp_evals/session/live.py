@@ -13,7 +13,8 @@ from mcp_evals.errors import InputFileError
 from mcp_evals.providers.anthropic import AnthropicProvider
 from mcp_evals.providers.base import Provider
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
-from mcp_evals.run.budget import Budget
+from mcp_evals.record.model import Usage
+from mcp_evals.run.budget import Budget, requests_within
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.session.aggregate import current_records
 from mcp_evals.session.dry import (
@@ -22,6 +23,7 @@ from mcp_evals.session.dry import (
     ask_scripted,
     bare_provider,
     measure_results,
+    planned_usages,
     session_cost,
     worst_case_extra,
 )
@@ -196,6 +198,7 @@ async def _play(
     for task in plan.tasks:
         for arm in plan.arms:
             provider = providers[arm]
+            reserved: list[int] = []
             async with open_session(prepared.server, prepared.config, list_tools=False) as server_session:
                 boundary = ToolBoundary(
                     server_session,
@@ -206,7 +209,7 @@ async def _play(
                 )
                 outcome = await run_session(
                     provider=provider,
-                    ask=ask_scripted(provider, task, counters[arm], ASSUMED_OUTPUT_TOKENS),
+                    ask=ask_scripted(provider, task, counters[arm], ASSUMED_OUTPUT_TOKENS, reserved),
                     boundary=boundary,
                     task=task,
                     transforms=task_set.arms[arm].transforms,
@@ -217,7 +220,7 @@ async def _play(
                     setup_hash="dry",
                     session_timeout=task_set.timeouts.session_seconds,
                 )
-            session = DrySession(task, arm, outcome.record)
+            session = DrySession(task, arm, outcome.record, reserved)
             await measure_results(session, counters[arm])
             played.append(session)
     for provider in providers.values():
@@ -255,7 +258,6 @@ def run_dry(
         else "tokens from a local estimate (±20%)"
     )
     caching = first.caching
-    per_session: dict[tuple[str, str], float] = {}
     turns_total = 0
     for session in played:
         results = ", ".join(f"{tool} {tokens:,}" for tool, tokens in session.result_tokens) or "none"
@@ -264,9 +266,8 @@ def run_dry(
             f"tool results {results} tokens · input {sum(session.inputs):,} tokens"
         )
         if price is not None:
-            cost = session_cost(session.inputs, session.output_tokens, price, caching=caching)
-            uncached = session_cost(session.inputs, session.output_tokens, price, caching=False)
-            per_session[(session.task.id, session.arm)] = cost
+            cost = session_cost(session.inputs, session.outputs, price, caching=caching)
+            uncached = session_cost(session.inputs, session.outputs, price, caching=False)
             line += f" · ${cost:.4f}" + (f" (${uncached:.4f} without caching)" if caching else "")
         emit(line)
         for problem in session.problems():
@@ -280,7 +281,14 @@ def run_dry(
     if price is None:
         emit("no price known for this model: token counts only (add it under run.prices in the config)")
         return
-    total = sum(per_session.values()) * repeats
+    schedule = plan_sessions(prepared.task_set, plan.arms, plan.levels, plan.tasks, plan.runs)
+    by_cell = {(session.task.id, session.arm): session for session in played}
+    planned = planned_usages(
+        [(by_cell[(item.task.id, item.arm)], providers[item.arm].cache_prefix()) for item in schedule],
+        price,
+        caching=caching,
+    )
+    total = sum(price.cost(usage) for usages in planned for usage in usages)
     emit(
         f"estimated cost (prices as of {prices_as_of()}; output assumed {ASSUMED_OUTPUT_TOKENS} tokens "
         "a turn): "
@@ -292,19 +300,52 @@ def run_dry(
     )
     emit("  faults add turns (errors, retries): expect more at the higher fault levels")
     if budget_usd is not None:
-        schedule = plan_sessions(prepared.task_set, plan.arms, plan.levels, plan.tasks, plan.runs)
-        spent = 0.0
-        fits = 0
-        for item in schedule:
-            cost = per_session.get((item.task.id, item.arm), 0.0)
-            if spent + cost > budget_usd:
-                break
-            spent += cost
-            fits += 1
-        if fits == len(schedule):
-            emit(f"budget ${budget_usd:g}: the planned run fits (about ${total:.4f})")
-        else:
-            emit(
-                f"budget ${budget_usd:g}: a live run would stop after about {fits} of {len(schedule)} "
-                "sessions (PRELIMINARY)"
-            )
+        sessions = [by_cell[(item.task.id, item.arm)] for item in schedule]
+        emit(budget_line(sessions, planned, price, budget_usd, max_tokens, total=total))
+
+
+def budget_line(
+    sessions: list[DrySession],
+    planned: list[list[Usage]],
+    price: Price,
+    budget_usd: float,
+    max_tokens: int,
+    *,
+    total: float,
+) -> str:
+    """Where a live run under ``budget_usd`` would stop, by the live rule itself (``requests_within``):
+    before each request its worst case is reserved (its input, as the live run counts or estimates
+    it, as a cache write; output at ``max_tokens``), then its expected usage is spent. ``sessions``
+    and ``planned`` (their expected usages) are in the run's order."""
+    expected: list[Usage] = []
+    inputs: list[int] = []
+    ends: list[int] = []  # the number of requests sent when each planned session ends
+    for session, usages in zip(sessions, planned, strict=True):
+        expected += usages
+        inputs += session.reserved
+        ends.append(len(expected))
+    sent = requests_within(
+        budget_usd, price, max_tokens=max_tokens, prefix=b"", expected=expected, input_tokens=inputs
+    )
+    if sent == len(expected):
+        return f"budget ${budget_usd:g}: the planned run fits (about ${total:.4f})"
+    rule = (
+        "each request reserves its worst case before it is sent (its input as a cache write, output at "
+        f"max_tokens {max_tokens})"
+    )
+    if sent == 0:
+        first = Budget(budget_usd, price, max_tokens).request_cost(inputs[0])
+        return (
+            f"budget ${budget_usd:g}: a live run would stop before its first request (PRELIMINARY): "
+            f"{rule}, and the first could cost up to ${first:.4f}"
+        )
+    finished = sum(1 for end in ends if end <= sent)
+    if finished == 0:
+        return (
+            f"budget ${budget_usd:g}: a live run would stop in its first session, after {sent} "
+            f"request(s) (PRELIMINARY): {rule}"
+        )
+    return (
+        f"budget ${budget_usd:g}: a live run would stop after about {finished} of {len(sessions)} sessions "
+        f"(PRELIMINARY): {rule}"
+    )

@@ -70,6 +70,7 @@ def test_dry_plays_the_scripts_on_the_real_server_and_estimates_the_cost(
         "--budget-usd", "0.05",
     )  # fmt: skip
     assert "budget $0.05: a live run would stop before its first request (PRELIMINARY)" in tight.out
+    assert "faults add turns" in result.out and "faults add turns" not in tight.out  # --fault 0: none
     assert "warning" not in result.err  # every script call worked as its task says
 
 

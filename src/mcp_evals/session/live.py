@@ -37,6 +37,14 @@ from mcp_evals.session.runner import Cell, RunOutcome, SessionRun, plan_sessions
 from mcp_evals.session.server import ToolBoundary
 
 Say = Callable[[str], None]
+COUNT_TOKENS_NOTE = (
+    "--count-tokens needs the anthropic provider and ANTHROPIC_API_KEY; using a local estimate"
+)
+
+
+def counts_exactly(provider: Provider) -> bool:
+    """The API counts a request's tokens for free (Anthropic's count_tokens, with a key)."""
+    return isinstance(provider, AnthropicProvider) and provider.settings.api_key is not None
 
 
 @dataclass
@@ -130,6 +138,9 @@ def run_live(
 ) -> tuple[Path, RunOutcome]:
     """Run the plan's missing sessions; returns the records file and what the run came to."""
     path = records_path(settings.results_dir, settings.date, settings.git_sha)
+    if settings.count_tokens and not all(map(counts_exactly, providers.values())):
+        say(f"note: {COUNT_TOKENS_NOTE}")
+        settings.notes.append(COUNT_TOKENS_NOTE)
     header = make_header(prepared, providers, plan, settings, judge.settings.model if judge else None)
     done = resume_cells(path, header)
     schedule = plan_sessions(prepared.task_set, plan.arms, plan.levels, plan.tasks, plan.runs)
@@ -189,9 +200,7 @@ async def _play(
     played: list[DrySession] = []
     counters: dict[ArmName, Counter] = {}
     for arm, provider in providers.items():
-        exact = (
-            count_tokens and isinstance(provider, AnthropicProvider) and provider.settings.api_key is not None
-        )
+        exact = count_tokens and counts_exactly(provider)
         counters[arm] = Counter(provider, bare_provider(provider) if exact else None, exact=exact)
     no_faults = FaultLevel(percent=0)
     task_set = prepared.task_set
@@ -251,7 +260,7 @@ def run_dry(
     if counter is not None and counter.problem:
         say(f"note: {counter.problem}")
     if count_tokens and not exact:
-        say("note: --count-tokens needs the anthropic provider and ANTHROPIC_API_KEY; using a local estimate")
+        say(f"note: {COUNT_TOKENS_NOTE}")
     emit(
         "tokens counted with Anthropic's free count_tokens endpoint"
         if exact
@@ -298,7 +307,8 @@ def run_dry(
         f"  worst case (every turn uses max_tokens {max_tokens}): "
         f"+${worst_case_extra(turns_total, max_tokens, price) * repeats:.4f}"
     )
-    emit("  faults add turns (errors, retries): expect more at the higher fault levels")
+    if any(level.percent > 0 for level in plan.levels):
+        emit("  faults add turns (errors, retries): expect more at the higher fault levels")
     if budget_usd is not None:
         sessions = [by_cell[(item.task.id, item.arm)] for item in schedule]
         emit(budget_line(sessions, planned, price, budget_usd, max_tokens, total=total))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -154,3 +155,55 @@ def test_dry_and_the_live_run_agree_on_where_the_budget_stops_it(
         assert requests == 0
     elif "after 1 request(s)" in verdict:
         assert requests == 1
+
+
+def plain_tasks(tmp_path: Path, field: str) -> Path:
+    """A task set on a server whose tools declare no output schema, arm B removing ``field``."""
+    document = {
+        "server": {"command": "python", "args": [str(Path(__file__).parent / "plain_server.py")]},
+        "system_prompt": "You help.",
+        "arms": {"B": {"transforms": [{"remove_field": field}]}},
+        "tasks": [
+            {
+                "id": "job",
+                "prompt": "Check SYNC-7.",
+                "script": [{"tool": "get_job", "arguments": {"job_id": "SYNC-7"}}],
+            }
+        ],
+    }
+    path = tmp_path / "tasks.yaml"
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+def test_dry_warns_when_a_transform_removed_nothing_from_the_results_of_tools_without_output_schemas(
+    tmp_path: Path, cli: Cli, clean_env: pytest.MonkeyPatch
+) -> None:
+    typo = plain_tasks(tmp_path, "diagnostic")
+    validated = cli("session", "validate", "--tasks", typo)
+    assert validated.code == 0 and "0 errors, 0 warnings" in validated.out  # no output schema to check
+    result = cli("session", "--tasks", typo, "--dry")
+    assert result.code == 0, result.err
+    assert (
+        "warning: arm B: remove_field 'diagnostic' removed nothing from the 1 tool result(s) the scripts "
+        "got, so arm B's model saw them as the server sent them — did you mean 'diagnostics'?"
+    ) in result.err
+    right = cli("session", "--tasks", plain_tasks(tmp_path, "diagnostics.retryable"), "--dry")
+    assert right.code == 0 and "removed nothing" not in right.err
+
+
+def test_validate_and_the_run_warn_of_a_removed_field_no_output_schema_has(
+    tmp_path: Path, ops_url: str, cli: Cli, clean_env: pytest.MonkeyPatch
+) -> None:
+    arms = {"B": {"transforms": [{"remove_field": "diagnostic"}]}}
+    tasks = write_tasks(tmp_path, ops_url, [EU_STATUS], arms=arms)
+    warning = (
+        "no tool's output schema has a field 'diagnostic' (25 of 25 tools declare one): the transform may "
+        "remove nothing, leaving arm B the same as arm A — did you mean 'diagnostics'?"
+    )
+    validated = cli("session", "validate", "--tasks", tasks)
+    assert validated.code == 0, validated.out  # a warning: the field may still come where no schema says
+    assert warning in validated.out and "0 errors, 1 warnings" in validated.out
+    dry = cli("session", "--tasks", tasks, "--dry", "--arm", "B")
+    assert dry.code == 0 and warning in dry.err  # the run's own validation says it too
+    assert "remove_field 'diagnostic' removed nothing" in dry.err

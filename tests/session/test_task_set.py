@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from conftest import Cli
+from mcp_evals.catalog.model import ServerInfo, build_catalog
 from mcp_evals.catalog.snapshot import write_snapshot
 from mcp_evals.errors import InputFileError
 from mcp_evals.session.load import load_task_set
 from mcp_evals.session.model import parse_path
 from mcp_evals.session.validate import validate_task_set
 
-from .records import catalog
+from .records import TOOLS, catalog
 
 GOOD = """\
 name: ops
@@ -154,6 +155,33 @@ def test_validate_finds_every_problem_against_the_catalog(
         " this order; one of the two is wrong"
     )
     assert validate_task_set(load_task_set(write(tmp_path, GOOD)), catalog()) == []
+
+
+def test_validate_warns_of_a_removed_field_that_no_output_schema_declares(tmp_path: Path) -> None:
+    tools = [dict(tool) for tool in TOOLS]
+    tools[0]["outputSchema"] = {
+        "type": "object",
+        "properties": {"state": {"type": "string"}, "diagnostics": {"$ref": "#/$defs/D"}},
+        "$defs": {"D": {"type": "object", "properties": {"retryable": {"type": "boolean"}}}},
+    }
+    with_schemas = build_catalog([ServerInfo(name="ops", transport="stdio", tools=tools)])
+    typo = load_task_set(
+        write(tmp_path, GOOD.replace("remove_field: diagnostics", "remove_field: diagnostic"))
+    )
+    [warning] = validate_task_set(typo, with_schemas)
+    assert (warning.severity, warning.line, warning.field) == (
+        "warning",
+        11,
+        "arms.B.transforms[0].remove_field",
+    )
+    assert warning.message == (
+        "no tool's output schema has a field 'diagnostic' (1 of 3 tools declare one): the transform may "
+        "remove nothing, leaving arm B the same as arm A — did you mean 'diagnostics'?"
+    )
+    nested = GOOD.replace("remove_field: diagnostics", "remove_field: diagnostics.retryable")
+    assert validate_task_set(load_task_set(write(tmp_path, nested)), with_schemas) == []
+    assert validate_task_set(load_task_set(write(tmp_path, GOOD)), with_schemas) == []
+    assert validate_task_set(typo, catalog()) == []  # no tool declares an output schema: --dry checks
 
 
 def test_session_validate_on_the_command_line(tmp_path: Path, cli: Cli) -> None:

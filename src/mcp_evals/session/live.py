@@ -10,6 +10,7 @@ import anyio
 
 from mcp_evals._version import __version__
 from mcp_evals.errors import InputFileError
+from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.providers.anthropic import AnthropicProvider
 from mcp_evals.providers.base import Provider
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
@@ -35,6 +36,7 @@ from mcp_evals.session.record import ArmSetup, SessionHeader, SessionKey, Sessio
 from mcp_evals.session.records_file import RecordsWriter, read_records, records_path
 from mcp_evals.session.runner import Cell, RunOutcome, SessionRun, plan_sessions
 from mcp_evals.session.server import ToolBoundary
+from mcp_evals.session.transforms import removes_anything, result_paths
 
 Say = Callable[[str], None]
 COUNT_TOKENS_NOTE = (
@@ -282,6 +284,8 @@ def run_dry(
         for problem in session.problems():
             say(f"warning: {session.task.id} · arm {session.arm}: {problem}")
         turns_total += len(session.record.turns)
+    for warning in idle_transforms(prepared, plan, played):
+        say(f"warning: {warning}")
     repeats = len(plan.levels) * plan.runs
     emit(
         f"planned run: {len(plan.tasks)} tasks × {len(plan.arms)} arms × {len(plan.levels)} fault levels × "
@@ -312,6 +316,31 @@ def run_dry(
     if budget_usd is not None:
         sessions = [by_cell[(item.task.id, item.arm)] for item in schedule]
         emit(budget_line(sessions, planned, price, budget_usd, max_tokens, total=total))
+
+
+def idle_transforms(prepared: Prepared, plan: Plan, played: list[DrySession]) -> list[str]:
+    """An arm's transform that removed nothing from any result the scripts got: a typo in its field
+    (``diagnostic`` for ``diagnostics``) leaves the arm the same as the other, silently."""
+    warnings = []
+    for arm in plan.arms:
+        results = [call.result for session in played if session.arm == arm for call in session.record.calls]
+        if not results:
+            continue
+        for transform in prepared.task_set.arms[arm].transforms:
+            if any(
+                removes_anything(transform, result.content, result.structured_content) for result in results
+            ):
+                continue
+            length = transform.remove_field.count(".") + 1
+            fields = set().union(
+                *(result_paths(result.content, result.structured_content, length) for result in results)
+            )
+            warnings.append(
+                f"arm {arm}: remove_field {transform.remove_field!r} removed nothing from the "
+                f"{len(results)} tool result(s) the scripts got, so arm {arm}'s model saw them as the server "
+                "sent them" + did_you_mean(Suggester(fields)(transform.remove_field))
+            )
+    return warnings
 
 
 def budget_line(

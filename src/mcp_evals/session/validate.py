@@ -3,7 +3,9 @@
 Every tool a task names (``expected_tools``, ``script``), an arm rewrites or a fault level targets
 must be in the catalog (with a did-you-mean); every script call's arguments must fit the tool's
 input schema; a task needs room for its script (``max_steps`` above the script's length: one turn
-per call, then the answer). Warnings: expected tools the script does not call in that order.
+per call, then the answer). Warnings: expected tools the script does not call in that order, and an
+arm's ``remove_field`` that no tool's output schema has (when tools declare output schemas; without
+any, ``--dry`` warns when a transform removed nothing from the results the scripts got).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.score.arguments import SchemaValidators
 from mcp_evals.session.metrics import in_order
 from mcp_evals.session.model import ARM_NAMES, TaskSet
+from mcp_evals.session.transforms import schema_paths
 
 
 class TaskProblem(BaseModel):
@@ -97,4 +100,19 @@ def validate_task_set(task_set: TaskSet, catalog: Catalog) -> list[TaskProblem]:
     for index, level in enumerate(task_set.faults.levels):
         for position, name in enumerate(level.tools):
             known(("faults", "levels", index, "tools", position), name)
+    declared = [tool.output_schema for tool in catalog.tools if tool.output_schema]
+    for arm in ARM_NAMES if declared else ():
+        for index, transform in enumerate(task_set.arms[arm].transforms):
+            length = transform.remove_field.count(".") + 1
+            fields = set().union(*(schema_paths(schema, length) for schema in declared))
+            if transform.remove_field in fields:
+                continue
+            add(
+                ("arms", arm, "transforms", index, "remove_field"),
+                f"no tool's output schema has a field {transform.remove_field!r} "
+                f"({len(declared)} of {len(catalog.tools)} tools declare one): the transform may remove "
+                f"nothing, leaving arm {arm} the same as arm {'B' if arm == 'A' else 'A'}"
+                + did_you_mean(Suggester(fields)(transform.remove_field)),
+                "warning",
+            )
     return sorted(problems, key=lambda problem: (problem.severity != "error", problem.line or 0))

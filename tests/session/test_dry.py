@@ -101,9 +101,9 @@ def test_dry_without_a_key_uses_the_provider_of_the_model_asked_for(
     )
 
 
-def _read(folder: Path) -> tuple[SessionHeader, list[SessionRecord]]:
+def _read(folder: Path) -> tuple[list[SessionHeader], list[SessionRecord]]:
     records = read_records(newest_records_file(folder))
-    return records.header, records.sessions
+    return records.headers, records.sessions
 
 
 def dry_verdict(out: str) -> int | None:

@@ -86,7 +86,7 @@ def test_resume_after_a_kill_runs_only_the_unfinished_sessions(
             ]  # a finished session never runs again
         records = read_records(newest_records_file(out))
         assert len(records.headers) == 2  # one per run started on the file
-        summary = summarize(records.header, records.sessions)
+        summary = summarize(records.headers, records.sessions)
         assert summary.finished == summary.planned == 3 and not summary.preliminary
     finally:
         fake.stop()
@@ -109,7 +109,7 @@ def test_the_budget_stops_the_run_before_the_next_request_could_cross_it(
     assert (stopped.status, stopped.error_kind, len(stopped.turns)) == ("budget", "budget", 1)
     assert 0 < (stopped.cost_usd or 0) <= 0.09
     assert len(anthropic_fake.model_requests()) == 1  # the refused request was never sent
-    summary = summarize(records.header, records.sessions)
+    summary = summarize(records.headers, records.sessions)
     assert (summary.finished, summary.budget_stops, summary.not_run) == (0, 1, 2)
     assert summary.cost_usd == stopped.cost_usd  # a stopped session's spending still counts
     assert "⚠️ **PRELIMINARY**" in result.out and "1 stopped by the budget" in result.out
@@ -154,7 +154,7 @@ def test_a_revoked_key_stops_the_run_and_later_sessions_are_not_run(
         ("dropout", "auth"),
     ]
     assert anthropic_fake.key not in (newest_records_file(out)).read_text()
-    assert summarize(records.header, records.sessions).not_run == 1
+    assert summarize(records.headers, records.sessions).not_run == 1
 
 
 def test_a_session_longer_than_its_timeout_is_a_dropout(

@@ -260,7 +260,7 @@ def test_summary_over_both_arms_and_the_a_minus_b_difference(
     )
     assert result.code == 0, result.err
     records = records_of(tmp_path / "out")
-    summary = summarize(records.header, records.sessions)
+    summary = summarize(records.headers, records.sessions)
     assert summary.planned == summary.finished == 8 and not summary.preliminary
     # run by run, task by task, the arms side by side
     assert [(r.key.run, r.key.task_id, r.key.arm) for r in records.sessions] == [

@@ -269,7 +269,7 @@ def session(
     from mcp_evals.session.records_file import read_records
 
     records = read_records(path)
-    summary = summarize(records.header, records.sessions)
+    summary = summarize(records.headers, records.sessions)
     _emit(render_session_markdown(summary), None)
     _say(f"records: {path}")
     return EXIT_PRELIMINARY if summary.preliminary else EXIT_OK
@@ -330,7 +330,7 @@ def report(records: Path, report_format: str, out: Path | None, max_chars: int |
 
     path = newest_records_file(records) if records.is_dir() else records
     read = read_records(path)
-    summary = summarize(read.header, read.sessions)
+    summary = summarize(read.headers, read.sessions)
     if report_format == "json":
         text = summary.model_dump_json(indent=2) + "\n"
     else:

@@ -30,7 +30,7 @@ from mcp_evals.session.dry import (
 )
 from mcp_evals.session.load import arm_catalog
 from mcp_evals.session.loop import Ask, ask_live, run_session
-from mcp_evals.session.model import ArmName, FaultLevel, Task
+from mcp_evals.session.model import ARM_NAMES, ArmName, FaultLevel, Task
 from mcp_evals.session.prepare import Prepared
 from mcp_evals.session.record import ArmSetup, SessionHeader, SessionKey, SessionSettings
 from mcp_evals.session.records_file import RecordsWriter, read_records, records_path
@@ -90,7 +90,7 @@ def resume_cells(path: Path, header: SessionHeader) -> set[Cell]:
                 f"this run uses {header.provider}/{header.model}",
                 hint="give this run its own folder with --results DIR",
             )
-    chosen, _ = current_records(header, earlier.sessions)
+    chosen, _ = current_records([header], earlier.sessions)
     return {cell for cell, record in chosen.items() if record.status == "finished"}
 
 
@@ -111,9 +111,12 @@ def make_header(
         task_set_path=prepared.task_set.shown_path,
         task_set=prepared.task_set,
         catalog=prepared.catalog,
-        arms={
-            arm: ArmSetup(system_prompt=provider.system_prompt, catalog_hash=provider.catalog.hash)
-            for arm, provider in providers.items()
+        arms={  # both arms, whichever run: runs of one arm each are reported together, arm by arm
+            arm: ArmSetup(
+                system_prompt=prepared.task_set.system_prompt_of(arm),
+                catalog_hash=arm_catalog(prepared.catalog, prepared.task_set, arm).hash,
+            )
+            for arm in ARM_NAMES
         },
         settings=SessionSettings(
             max_tokens=settings.max_tokens,

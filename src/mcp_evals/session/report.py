@@ -104,7 +104,8 @@ def _head(summary: SessionSummary) -> str:
     lines += ["", "### Arms", ""]
     for arm in summary.arms:
         description = summary.arm_descriptions.get(arm, "")
-        lines.append(f"- **{arm}**" + (f": {md_text(description)}" if description else ""))
+        idle = "" if arm in summary.planned_arms else " (not in the plan)"
+        lines.append(f"- **{arm}**{idle}" + (f": {md_text(description)}" if description else ""))
     lines += ["", "<details><summary>System prompts</summary>", ""]
     for arm, prompt in summary.arms.items():
         lines += [f"**{arm}**", "", str(md_block(prompt, limit=4000)), ""]

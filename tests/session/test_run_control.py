@@ -112,6 +112,8 @@ def test_the_budget_stops_the_run_before_the_next_request_could_cross_it(
     summary = summarize(records.headers, records.sessions)
     assert (summary.finished, summary.budget_stops, summary.not_run) == (0, 1, 2)
     assert summary.cost_usd == stopped.cost_usd  # a stopped session's spending still counts
+    assert "(what dropouts and budget stops spent is in the cost)" in result.out  # and the report says so
+    assert f"| A | 0% | 0/3 | – | – | – | – | – | – | – | – | 0/0 | ${stopped.cost_usd:.4f} |" in result.out
     assert "⚠️ **PRELIMINARY**" in result.out and "1 stopped by the budget" in result.out
     assert "| A | 0% | 0/3 | – |" in result.out  # no finished session: nothing to aggregate
     assert cli("session", "report", out).code == 2  # the report alone says PRELIMINARY too

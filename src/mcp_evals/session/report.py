@@ -98,7 +98,8 @@ def _head(summary: SessionSummary) -> str:
         lines += [
             "",
             "Not every planned session finished: dropouts, budget stops and sessions not run are left out "
-            "of every number below, so they describe only the sessions that finished. "
+            "of every measure below, which describes only the sessions that finished (what dropouts and "
+            "budget stops spent is in the cost). "
             "`mcp-evals session` again (same day, same commit) runs only what is missing.",
         ]
     lines += ["", "### Arms", ""]

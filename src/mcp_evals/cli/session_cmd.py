@@ -287,7 +287,12 @@ def session(
 @snapshot_option("Check against")
 @click.pass_context
 def validate(ctx: click.Context, config_path: Path, tasks_path: Path, snapshot: Path | None) -> int:
-    """Check a task set against the catalog: no model, no API key, no cost."""
+    """Check a task set against the catalog: no model, no API key, no cost.
+
+    \b
+    Problems are printed as `file:line: severity [rule] field: message`, errors first.
+    Exit 0 when there are no errors (warnings allowed), 1 when there are, 3 on bad input.
+    """
     from mcp_evals.session.load import load_task_set
     from mcp_evals.session.prepare import prepare
     from mcp_evals.session.validate import validate_task_set

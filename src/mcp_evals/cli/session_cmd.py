@@ -1,7 +1,8 @@
 """``mcp-evals session``: multi-step sessions against a live server, per arm and fault level.
 
-Exit codes: 0 every planned session finished (or skipped: no key) · 2 PRELIMINARY (a dropout, a
-budget stop, sessions not run) · 3 bad input. ``session validate``: 0 valid · 1 problems · 3 unreadable.
+Exit codes: 0 every session planned on the records file finished (or skipped: no key) · 2
+PRELIMINARY (a dropout, a budget stop, sessions not run) · 3 bad input. ``session validate``: 0 valid
+(warnings allowed) · 1 errors · 3 unreadable.
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def test_the_judge_sees_the_raw_results_and_is_priced_apart(
     prompt = judge_request["messages"][0]["content"][0]["text"]
     assert '"stale": true' in prompt  # arm B's model never saw it; the judge does
     assert "EU is degraded; API p95 latency is 2,350 ms." in prompt
-    summary = summarize(records.header, records.sessions)
+    summary = summarize(records.headers, records.sessions)
     [cell] = summary.cells
     assert (cell.uncaveated.hits, cell.uncaveated.total) == (1, 1)
     assert summary.judge_cost_usd == eu.judge.cost_usd

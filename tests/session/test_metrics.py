@@ -169,6 +169,19 @@ def test_answer_checks() -> None:
     assert not check_answer(AnswerCheck(json_path="ok", equals=1), '{"ok": true}')  # true is not 1
 
 
+def test_the_json_of_an_answer_is_found_in_ordinary_prose() -> None:
+    """The whole answer, else its first fenced JSON block, else the first balanced `{…}` that parses."""
+    invoice = AnswerCheck(json_path="invoice_id", equals="INV-1")
+    assert check_answer(invoice, 'Done: {"invoice_id": "INV-1"} (refund {RF-1})')
+    assert check_answer(invoice, 'Options {a, b}: none fit. Then {"invoice_id": "INV-1"}.')
+    assert check_answer(invoice, 'Found {"invoice_id": "INV-1"} and {"invoice_id": "INV-2"}')
+    assert check_answer(invoice, 'Inline {"invoice_id": "INV-2"}, but:\n```\n{"invoice_id": "INV-1"}\n```')
+    nested = AnswerCheck(json_path="refund.id", equals="RF-1")
+    assert check_answer(nested, 'Refunded: {"refund": {"id": "RF-1", "note": "a } in a string"}} — done')
+    assert not check_answer(invoice, "Done: {invoice_id: INV-1}")  # not JSON
+    assert not check_answer(invoice, 'Unclosed {"invoice_id": "INV-1"')
+
+
 def test_expected_tools_in_order_as_a_subsequence() -> None:
     assert in_order(["a", "c"], ["a", "b", "c"])
     assert in_order([], ["a"])

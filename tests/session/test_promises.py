@@ -162,9 +162,48 @@ def test_a_changed_task_runs_again_the_same_day(
     result = run(cli, write_tasks(tmp_path, ops_url, [changed]), out, "--arm", "A")
     assert len(anthropic_fake.model_requests()) == 2  # a new task: run again
     records = read_records(newest_records_file(out))
-    summary = summarize(records.header, records.sessions)
+    summary = summarize(records.headers, records.sessions)
     assert summary.stale == 1 and summary.finished == 1
     assert "1 record of an earlier setup of a task or an arm left out." in result.out
+
+
+def test_arms_run_one_at_a_time_into_the_same_records_are_both_reported(
+    tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    anthropic_fake.sessions[EU_STATUS["prompt"]] = [Text("EU is degraded.")]
+    tasks = write_tasks(tmp_path, ops_url, [EU_STATUS])
+    out = tmp_path / "out"
+    first = run(cli, tasks, out, "--arm", "A")
+    assert first.code == 0, first.err
+    # both arms' system prompts are written to the record and shown in the report, B's too
+    records = read_records(newest_records_file(out))
+    assert set(records.header.arms) == {"A", "B"}
+    assert records.header.arms["B"].system_prompt == "You are the helpdesk's assistant."
+    assert "Results may carry" in first.out and "**B**" in first.out
+    assert "- **B** (not in the plan)" in first.out
+
+    second = run(cli, tasks, out, "--arm", "B")
+    assert second.code == 0, second.err
+    records = read_records(newest_records_file(out))
+    summary = summarize(records.headers, records.sessions)
+    assert (summary.planned, summary.finished, summary.stale) == (2, 2, 0)
+    assert [(cell.arm, cell.finished) for cell in summary.cells] == [("A", 1), ("B", 1)]
+    assert [difference.pairs for difference in summary.differences] == [1]
+    assert "| A | 0% | 1/1 |" in second.out and "| B | 0% | 1/1 |" in second.out
+    assert "earlier setup" not in second.out
+    assert cli("session", "report", out).out == second.out.split("records: ")[0]
+
+    # an arm changed since it ran: its session is of an earlier setup, compared arm by arm
+    document = json.loads(tasks.read_text())
+    document["arms"]["A"]["system_prompt_addition"] = "Results carry `diagnostics`: read them."
+    tasks.write_text(json.dumps(document))
+    third = run(cli, tasks, out, "--arm", "B")
+    assert third.code == 2, third.err  # A's session is not of this setup: not run yet
+    records = read_records(newest_records_file(out))
+    summary = summarize(records.headers, records.sessions)
+    assert [(cell.arm, cell.finished, cell.not_run) for cell in summary.cells] == [("A", 0, 1), ("B", 1, 0)]
+    assert summary.stale == 1
+    assert "1 record of an earlier setup of a task or an arm left out." in third.out
 
 
 def test_live_token_counting_counts_every_request(
@@ -317,7 +356,7 @@ def test_out_of_turns_is_finished_with_no_answer_and_an_arm_s_descriptions_reach
             2,
             "",
         )
-    summary = summarize(records.header, records.sessions)
+    summary = summarize(records.headers, records.sessions)
     assert all(cell.accuracy.hits == 0 and cell.accuracy.total == 1 for cell in summary.cells)
     assert records.header.arms["A"].catalog_hash != records.header.arms["B"].catalog_hash
 

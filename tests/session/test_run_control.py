@@ -14,6 +14,9 @@ import pytest
 from conftest import Cli, cli_environment
 from fakes.fake_anthropic import Call, FakeAnthropic, Text
 from fakes.fake_http import Malformed, after
+from fakes.fake_openai import Call as OCall
+from fakes.fake_openai import FakeOpenAI
+from fakes.fake_openai import Text as OText
 from mcp_evals.session.aggregate import summarize
 from mcp_evals.session.records_file import newest_records_file, read_records
 
@@ -83,7 +86,7 @@ def test_resume_after_a_kill_runs_only_the_unfinished_sessions(
             ]  # a finished session never runs again
         records = read_records(newest_records_file(out))
         assert len(records.headers) == 2  # one per run started on the file
-        summary = summarize(records.header, records.sessions)
+        summary = summarize(records.headers, records.sessions)
         assert summary.finished == summary.planned == 3 and not summary.preliminary
     finally:
         fake.stop()
@@ -106,9 +109,11 @@ def test_the_budget_stops_the_run_before_the_next_request_could_cross_it(
     assert (stopped.status, stopped.error_kind, len(stopped.turns)) == ("budget", "budget", 1)
     assert 0 < (stopped.cost_usd or 0) <= 0.09
     assert len(anthropic_fake.model_requests()) == 1  # the refused request was never sent
-    summary = summarize(records.header, records.sessions)
+    summary = summarize(records.headers, records.sessions)
     assert (summary.finished, summary.budget_stops, summary.not_run) == (0, 1, 2)
     assert summary.cost_usd == stopped.cost_usd  # a stopped session's spending still counts
+    assert "(what dropouts and budget stops spent is in the cost)" in result.out  # and the report says so
+    assert f"| A | 0% | 0/3 | – | – | – | – | – | – | – | – | 0/0 | ${stopped.cost_usd:.4f} |" in result.out
     assert "⚠️ **PRELIMINARY**" in result.out and "1 stopped by the budget" in result.out
     assert "| A | 0% | 0/3 | – |" in result.out  # no finished session: nothing to aggregate
     assert cli("session", "report", out).code == 2  # the report alone says PRELIMINARY too
@@ -151,7 +156,7 @@ def test_a_revoked_key_stops_the_run_and_later_sessions_are_not_run(
         ("dropout", "auth"),
     ]
     assert anthropic_fake.key not in (newest_records_file(out)).read_text()
-    assert summarize(records.header, records.sessions).not_run == 1
+    assert summarize(records.headers, records.sessions).not_run == 1
 
 
 def test_a_session_longer_than_its_timeout_is_a_dropout(
@@ -217,3 +222,68 @@ def test_without_a_key_the_run_is_skipped_and_exits_0(
     assert not (tmp_path / "out").exists()
     named = cli("session", "--tasks", tasks, "--provider", "openai", "--budget-usd", "1")
     assert named.code == 0 and "but OPENAI_API_KEY is not set" in named.err
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "edit", "message"),
+    [
+        ([], {}, ('"max_steps": 6', '"max_step": 6'), "(tasks[0].max_step): unknown key"),
+        (["--fault", "0,50"], {}, None, "the task set defines no 50% level (it has: 0)"),
+        ([], {"EVAL_BUDGET_USD": "lots"}, None, "EVAL_BUDGET_USD='lots': expected a number"),
+        (["--base-url", "localhost:8000"], {}, None, "has no http:// or https:// scheme"),
+    ],
+    ids=["typo", "unknown fault level", "bad budget variable", "base URL without a scheme"],
+)
+def test_bad_input_is_exit_3_without_a_key_too(
+    tmp_path: Path,
+    ops_url: str,
+    cli: Cli,
+    clean_env: pytest.MonkeyPatch,
+    args: list[str],
+    env: dict[str, str],
+    edit: tuple[str, str] | None,
+    message: str,
+) -> None:
+    for name, value in env.items():
+        clean_env.setenv(name, value)
+    tasks = write_tasks(tmp_path, ops_url, [EU_STATUS])
+    if edit is not None:
+        text = tasks.read_text()
+        assert edit[0] in text
+        tasks.write_text(text.replace(*edit))
+    result = cli("session", "--tasks", tasks, "--results", tmp_path / "out", *args)
+    assert result.code == 3, result.err
+    assert message in result.err and "Traceback" not in result.err
+    assert "skipped" not in result.err
+
+
+def test_an_openai_compatible_endpoint_with_a_key_is_paid_and_needs_a_budget(
+    tmp_path: Path, ops_url: str, openai_fake: FakeOpenAI, cli: Cli
+) -> None:
+    """A key sent to any endpoint (Azure, OpenRouter, a gateway) may bill: the budget rule holds."""
+    tasks = write_tasks(tmp_path, ops_url, [EU_STATUS])
+    out = tmp_path / "out"
+    result = cli("session", "--tasks", tasks, "--provider", "openai", "--arm", "A", "--results", out)
+    assert result.code == 3, result.err
+    assert "a paid session run needs a budget cap" in result.err
+    assert openai_fake.model_requests() == [] and not out.exists()
+
+
+def test_a_keyless_endpoint_of_your_own_is_free_and_needs_no_budget(
+    tmp_path: Path, ops_url: str, cli: Cli, clean_env: pytest.MonkeyPatch
+) -> None:
+    fake = FakeOpenAI(key=None).start()
+    try:
+        fake.sessions[EU_STATUS["prompt"]] = [
+            OCall("get_service_status", {"region": "eu"}),
+            OText("EU is degraded."),
+        ]
+        tasks = write_tasks(tmp_path, ops_url, [EU_STATUS])
+        result = cli(
+            "session", "--tasks", tasks, "--provider", "openai", "--base-url", fake.base_url + "/v1",
+            "--model", "local-model", "--arm", "A", "--results", tmp_path / "out",
+        )  # fmt: skip
+        assert result.code == 0, result.err
+        assert len(fake.model_requests()) == 2
+    finally:
+        fake.stop()

@@ -216,9 +216,13 @@ def test_openai_sessions_count_arguments_that_are_no_json_as_schema_refusals(
     tasks = write_tasks(tmp_path, ops_url, [MISSING_JOB])
     result = cli(
         "session", "--tasks", tasks, "--arm", "B", "--model", "gpt-4.1", "--budget-usd", "5",
-        "--results", tmp_path / "out",
+        "--results", tmp_path / "out", "--count-tokens",
     )  # fmt: skip
     assert result.code == 0, result.err
+    # Chat Completions has no free token count: said once, as --dry says it, and reserved by the estimate
+    note = "note: --count-tokens needs the anthropic provider and ANTHROPIC_API_KEY; using a local estimate"
+    assert result.err.count(note) == 1
+    assert "- note: --count-tokens needs the anthropic provider" in result.out  # the report says it too
     records = records_of(tmp_path / "out")
     assert records.header.provider == "openai" and records.header.model == "gpt-4.1"
     record = only(records, "missing-job", "B")
@@ -256,7 +260,7 @@ def test_summary_over_both_arms_and_the_a_minus_b_difference(
     )
     assert result.code == 0, result.err
     records = records_of(tmp_path / "out")
-    summary = summarize(records.header, records.sessions)
+    summary = summarize(records.headers, records.sessions)
     assert summary.planned == summary.finished == 8 and not summary.preliminary
     # run by run, task by task, the arms side by side
     assert [(r.key.run, r.key.task_id, r.key.arm) for r in records.sessions] == [

@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from conftest import Cli
+from mcp_evals.catalog.model import ServerInfo, build_catalog
 from mcp_evals.catalog.snapshot import write_snapshot
 from mcp_evals.errors import InputFileError
 from mcp_evals.session.load import load_task_set
 from mcp_evals.session.model import parse_path
 from mcp_evals.session.validate import validate_task_set
 
-from .records import catalog
+from .records import TOOLS, catalog
 
 GOOD = """\
 name: ops
@@ -133,27 +134,56 @@ def test_validate_finds_every_problem_against_the_catalog(
         str(problem) for problem in validate_task_set(load_task_set(write(tmp_path, text)), catalog())
     ]
     assert problems == [
-        "tasks.yaml:8 (faults.levels[1].tools[1]): error: no tool 'retry' in the catalog",
-        "tasks.yaml:11 (arms.B.descriptions.get_sync): error: no tool 'get_sync' in the catalog"
+        "tasks.yaml:8: error [unknown-tool] faults.levels[1].tools[1]: no tool 'retry' in the catalog",
+        "tasks.yaml:11: error [unknown-tool] arms.B.descriptions.get_sync: no tool 'get_sync' in the catalog"
         " — did you mean 'get_sync_job'?",
-        "tasks.yaml:15 (tasks[0].expected_tools[1]): error: no tool 'get_sync_jobs' in the catalog"
-        " — did you mean 'get_sync_job'?",
-        "tasks.yaml:17 (tasks[0].script[0].arguments.job_id): error: get_sync_job: 404 is not of type"
-        " 'string'",
-        "tasks.yaml:17 (tasks[0].script[0].arguments): error: get_sync_job: Additional properties are not"
-        " allowed ('verbose' was unexpected)",
-        "tasks.yaml:20 (tasks[0].max_steps): error: max_steps 1 leaves no turn for the answer after the"
-        " script's 1 call(s); give at least 2",
+        "tasks.yaml:15: error [unknown-tool] tasks[0].expected_tools[1]: no tool 'get_sync_jobs' in the"
+        " catalog — did you mean 'get_sync_job'?",
+        "tasks.yaml:17: error [script-arguments] tasks[0].script[0].arguments.job_id: get_sync_job: 404 is"
+        " not of type 'string'",
+        "tasks.yaml:17: error [script-arguments] tasks[0].script[0].arguments: get_sync_job: Additional"
+        " properties are not allowed ('verbose' was unexpected)",
+        "tasks.yaml:20: error [max-steps] tasks[0].max_steps: max_steps 1 leaves no turn for the answer"
+        " after the script's 1 call(s); give at least 2",
     ]
     out_of_order = GOOD.replace(
         "expected_tools: [get_sync_job]", "expected_tools: [retry_sync_job, get_sync_job]"
     )
     [warning] = validate_task_set(load_task_set(write(tmp_path, out_of_order)), catalog())
     assert str(warning) == (
-        "tasks.yaml:15 (tasks[0].expected_tools): warning: the script does not call the expected tools in"
-        " this order; one of the two is wrong"
+        "tasks.yaml:15: warning [expected-order] tasks[0].expected_tools: the script does not call the"
+        " expected tools in this order; one of the two is wrong"
     )
     assert validate_task_set(load_task_set(write(tmp_path, GOOD)), catalog()) == []
+
+
+def test_validate_warns_of_a_removed_field_that_no_output_schema_declares(tmp_path: Path) -> None:
+    tools = [dict(tool) for tool in TOOLS]
+    tools[0]["outputSchema"] = {
+        "type": "object",
+        "properties": {"state": {"type": "string"}, "diagnostics": {"$ref": "#/$defs/D"}},
+        "$defs": {"D": {"type": "object", "properties": {"retryable": {"type": "boolean"}}}},
+    }
+    with_schemas = build_catalog([ServerInfo(name="ops", transport="stdio", tools=tools)])
+    typo = load_task_set(
+        write(tmp_path, GOOD.replace("remove_field: diagnostics", "remove_field: diagnostic"))
+    )
+    [warning] = validate_task_set(typo, with_schemas)
+    form = "tasks.yaml:11: warning [unknown-field] arms.B.transforms[0].remove_field: " + warning.message
+    assert str(warning).endswith(form)
+    assert (warning.severity, warning.line, warning.field) == (
+        "warning",
+        11,
+        "arms.B.transforms[0].remove_field",
+    )
+    assert warning.message == (
+        "no tool's output schema has a field 'diagnostic' (1 of 3 tools declare one): the transform may "
+        "remove nothing, leaving arm B the same as arm A — did you mean 'diagnostics'?"
+    )
+    nested = GOOD.replace("remove_field: diagnostics", "remove_field: diagnostics.retryable")
+    assert validate_task_set(load_task_set(write(tmp_path, nested)), with_schemas) == []
+    assert validate_task_set(load_task_set(write(tmp_path, GOOD)), with_schemas) == []
+    assert validate_task_set(typo, catalog()) == []  # no tool declares an output schema: --dry checks
 
 
 def test_session_validate_on_the_command_line(tmp_path: Path, cli: Cli) -> None:
@@ -167,7 +197,10 @@ def test_session_validate_on_the_command_line(tmp_path: Path, cli: Cli) -> None:
     bad = write(tmp_path, GOOD.replace("tool: get_sync_job,", "tool: get_sync,"), "bad.yaml")
     result = cli("session", "validate", "--tasks", bad, "--catalog", snapshot)
     assert result.code == 1
-    assert "bad.yaml:17 (tasks[0].script[0].tool): error: no tool 'get_sync' in the catalog" in result.out
+    # one form with `mcp-evals validate`'s problems: `file:line: severity [rule] …`
+    assert "bad.yaml:17: error [unknown-tool] tasks[0].script[0].tool: no tool 'get_sync' in the catalog" in (
+        result.out
+    )
     assert result.out.strip().endswith("FAILED: 1 tasks against 3 tools · 1 errors, 0 warnings")
 
     broken = write(tmp_path, "tasks: [", "broken.yaml")

@@ -5,7 +5,14 @@ from __future__ import annotations
 import json
 
 from mcp_evals.session.model import Transform
-from mcp_evals.session.transforms import remove_path, transform_result, transform_text
+from mcp_evals.session.transforms import (
+    remove_path,
+    removes_anything,
+    result_paths,
+    schema_paths,
+    transform_result,
+    transform_text,
+)
 
 DIAGNOSTICS = [Transform(remove_field="diagnostics")]
 
@@ -79,3 +86,31 @@ def test_a_result_changes_in_its_text_blocks_and_its_structured_content_only() -
     assert blocks[1] is content[1] and blocks[2] is content[2]
     assert new_structured == {"region": "eu"}
     assert transform_result(content, structured, []) == (content, structured)
+
+
+SCHEMA = {
+    "$defs": {
+        "Diagnostics": {"type": "object", "properties": {"stale": {"type": "boolean"}}},
+        "Row": {"type": "object", "properties": {"id": {"type": "string"}}},
+    },
+    "type": "object",
+    "properties": {
+        "diagnostics": {"anyOf": [{"$ref": "#/$defs/Diagnostics"}, {"type": "null"}]},
+        "rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}},
+    },
+}
+
+
+def test_the_paths_an_output_schema_declares_reach_through_refs_alternatives_and_arrays() -> None:
+    assert schema_paths(SCHEMA, 1) == {"diagnostics", "rows", "stale", "id"}
+    assert schema_paths(SCHEMA, 2) == {"diagnostics.stale", "rows.id"}
+    assert schema_paths(SCHEMA, 3) == set()
+
+
+def test_whether_a_transform_removes_anything_from_a_result_and_the_paths_it_holds() -> None:
+    text = [{"type": "text", "text": '{"rows": [{"id": "a", "diagnostics": {"stale": true}}]}'}]
+    assert removes_anything(Transform(remove_field="diagnostics.stale"), text, None)
+    assert not removes_anything(Transform(remove_field="diagnostic"), text, None)
+    assert removes_anything(Transform(remove_field="state"), [{"type": "text", "text": "x"}], {"state": 1})
+    assert not removes_anything(Transform(remove_field="state"), [{"type": "text", "text": "state"}], None)
+    assert result_paths(text, {"state": 1}, 2) == {"rows.id", "rows.diagnostics", "diagnostics.stale"}

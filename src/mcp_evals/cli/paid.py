@@ -53,6 +53,14 @@ def budget_from(flag: float | None, config: Config) -> float | None:
     return config.run.budget_usd
 
 
+def billable(choice: Choice, endpoint: str | None) -> bool:
+    """Whether requests to ``choice`` at ``endpoint`` may cost money: the one decision of every command
+    that calls a model. A paid provider bills, except an OpenAI-compatible endpoint of your own (not
+    api.openai.com) reached with no key; with a key, any endpoint (Azure, OpenRouter, a gateway) may."""
+    own_endpoint = choice.name == "openai" and bool(endpoint) and "api.openai.com" not in (endpoint or "")
+    return choice.entry.paid and not (own_endpoint and choice.key is None)
+
+
 def choose_paid_model(
     command: str,
     config: Config,
@@ -75,17 +83,16 @@ def choose_paid_model(
             f"base URL {endpoint!r} has no http:// or https:// scheme",
             hint="give the whole URL, e.g. --base-url http://127.0.0.1:8000/v1",
         )
-    keyless = choice.name == "openai" and bool(endpoint) and "api.openai.com" not in (endpoint or "")
-    billable = choice.entry.paid and not (keyless and choice.key is None)
+    paid = billable(choice, endpoint)
     budget = budget_from(budget_usd, config)
-    if billable and choice.key is None and not dry:
+    if paid and choice.key is None and not dry:
         variable = choice.entry.key_env_var
         raise ConfigError(
             f"mcp-evals {command}: the {choice.name} provider needs {variable}, which is not set",
             hint=f"export {variable}=… (read from the environment only, never logged), or estimate the "
             f"cost first with `mcp-evals {command} --provider {choice.name} --dry`",
         )
-    if billable and budget is None and not dry:
+    if paid and budget is None and not dry:
         raise ConfigError(
             f"mcp-evals {command} calls a paid model ({choice.name}) and no budget cap is set",
             hint=f"give one with --budget-usd X (or EVAL_BUDGET_USD, or run.budget_usd); "
@@ -94,7 +101,7 @@ def choose_paid_model(
     model_name = model_asked or choice.entry.default_model or ""
     price = (
         require_price(model_name, options.prices)
-        if billable and budget is not None
+        if paid and budget is not None
         else find_price(model_name, options.prices)
     )
     settings = ProviderSettings(
@@ -109,4 +116,4 @@ def choose_paid_model(
         lexical_strictness=options.lexical_strictness,
         max_connections=max(4, (options.concurrency or 4) + 2),
     )
-    return PaidModel(choice, provider_class, settings, price, budget if billable else None, billable)
+    return PaidModel(choice, provider_class, settings, price, budget if paid else None, paid)

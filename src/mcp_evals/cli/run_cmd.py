@@ -26,6 +26,7 @@ from mcp_evals.cli.options import (
     read_config,
     terminal_width,
 )
+from mcp_evals.cli.paid import billable
 from mcp_evals.config.model import Config, RunOptions
 from mcp_evals.errors import EXIT_OK, ConfigError, InputFileError
 from mcp_evals.fixtures.load import load_fixtures
@@ -215,12 +216,10 @@ def run(
     choice = choose_provider(provider, options.provider, environ, model_asked)
     provider_class = choice.entry.load()
 
-    if choice.entry.paid and choice.key is None and not dry:
-        endpoint = base_url or choice.base_url or options.base_url or ""
-        keyless = choice.name == "openai" and endpoint and "api.openai.com" not in endpoint  # vLLM, Ollama
-        if not keyless:
-            click.echo(missing_key_message(choice), err=True)
-            return EXIT_OK
+    endpoint = base_url or choice.base_url or options.base_url or ""
+    if choice.key is None and not dry and billable(choice, endpoint):  # a keyless vLLM or Ollama is free
+        click.echo(missing_key_message(choice), err=True)
+        return EXIT_OK
     if batch and choice.name != "anthropic":
         raise ConfigError(f"--batch needs the anthropic provider (this run uses {choice.name})")
     if choice.name == "replay" and replay_from is None:

@@ -1,7 +1,8 @@
 """``mcp-evals session``: multi-step sessions against a live server, per arm and fault level.
 
-Exit codes: 0 every planned session finished (or skipped: no key) · 2 PRELIMINARY (a dropout, a
-budget stop, sessions not run) · 3 bad input. ``session validate``: 0 valid · 1 problems · 3 unreadable.
+Exit codes: 0 every session planned on the records file finished (or skipped: no key) · 2
+PRELIMINARY (a dropout, a budget stop, sessions not run) · 3 bad input. ``session validate``: 0 valid
+(warnings allowed) · 1 errors · 3 unreadable.
 """
 
 from __future__ import annotations
@@ -113,10 +114,11 @@ def session(
         return EXIT_OK
     if tasks_path is None:
         raise click.UsageError("Missing option '--tasks' (the task-set file).", ctx=ctx)
+    from mcp_evals.cli.paid import billable
     from mcp_evals.providers.base import ProviderSettings
     from mcp_evals.providers.pricing import find_price, provider_of, require_price
     from mcp_evals.providers.registry import choose_provider
-    from mcp_evals.session.load import arm_catalog
+    from mcp_evals.session.load import arm_catalog, load_task_set, server_of
     from mcp_evals.session.prepare import choose_arms, choose_levels, choose_tasks, prepare, refuse_invalid
 
     environ = os.environ
@@ -124,9 +126,19 @@ def session(
     options = config.run if config is not None else RunOptions()
     if config is not None:
         config.check_variables()
+    # The task set and the options first: bad input is exit 3 whether or not a key is set.
+    task_set = load_task_set(tasks_path)
+    server_of(task_set, config, tasks_path)
+    arms = choose_arms(arm)
+    levels = choose_levels(task_set, fault)
+    tasks = choose_tasks(task_set, limit)
+    budget = _budget(budget_usd, environ)
     model_asked = model or environ.get("EVAL_MODEL", "").strip() or options.model
     configured = options.provider if options.provider in SESSION_PROVIDERS else None
     choice = choose_provider(provider, configured, environ, model_asked)
+    endpoint = base_url or choice.base_url or options.base_url or ""
+    if endpoint and not endpoint.lower().startswith(("http://", "https://")):
+        raise ConfigError(f"base URL {endpoint!r} has no http:// or https:// scheme")
     if choice.name not in SESSION_PROVIDERS:
         if not dry:
             _say(
@@ -137,10 +149,10 @@ def session(
             return EXIT_OK
         by_model = provider_of(model_asked) if model_asked else None  # `--dry --model gpt-5.4` with no key
         choice = choose_provider(by_model if by_model in SESSION_PROVIDERS else "anthropic", None, environ)
+        endpoint = base_url or choice.base_url or options.base_url or ""
     entry = choice.entry
-    endpoint = base_url or choice.base_url or options.base_url or ""
-    keyless = choice.name == "openai" and bool(endpoint) and "api.openai.com" not in endpoint
-    if choice.key is None and not dry and not keyless:
+    paid = billable(choice, endpoint)
+    if choice.key is None and paid and not dry:
         variable = entry.key_env_var
         _say(
             f"mcp-evals session: skipped: the {choice.name} provider was asked for, "
@@ -150,8 +162,8 @@ def session(
         )
         return EXIT_OK
     model_name = model_asked or entry.default_model or ""
-    budget = _budget(budget_usd, environ)
-    paid = not keyless
+    if not paid:
+        budget = None  # an endpoint of your own with no key bills nothing: there is nothing to cap
     if paid and not dry and budget is None:
         raise ConfigError(
             "a paid session run needs a budget cap: --budget-usd X or EVAL_BUDGET_USD=X",
@@ -163,16 +175,10 @@ def session(
         if budget is not None
         else find_price(model_name, options.prices)
     )
-    if endpoint and not endpoint.lower().startswith(("http://", "https://")):
-        raise ConfigError(f"base URL {endpoint!r} has no http:// or https:// scheme")
 
-    prepared = prepare(tasks_path, config)
+    prepared = prepare(tasks_path, config, task_set)
     for problem in refuse_invalid(prepared):
         _say(str(problem))
-    task_set = prepared.task_set
-    arms = choose_arms(arm)
-    levels = choose_levels(task_set, fault)
-    tasks = choose_tasks(task_set, limit)
     judge_name = judge_model or task_set.judge.model
     if judge_name and budget is not None and not dry:
         require_price(judge_name, options.prices)
@@ -264,7 +270,7 @@ def session(
     from mcp_evals.session.records_file import read_records
 
     records = read_records(path)
-    summary = summarize(records.header, records.sessions)
+    summary = summarize(records.headers, records.sessions)
     _emit(render_session_markdown(summary), None)
     _say(f"records: {path}")
     return EXIT_PRELIMINARY if summary.preliminary else EXIT_OK
@@ -282,7 +288,12 @@ def session(
 @snapshot_option("Check against")
 @click.pass_context
 def validate(ctx: click.Context, config_path: Path, tasks_path: Path, snapshot: Path | None) -> int:
-    """Check a task set against the catalog: no model, no API key, no cost."""
+    """Check a task set against the catalog: no model, no API key, no cost.
+
+    \b
+    Problems are printed as `file:line: severity [rule] field: message`, errors first.
+    Exit 0 when there are no errors (warnings allowed), 1 when there are, 3 on bad input.
+    """
     from mcp_evals.session.load import load_task_set
     from mcp_evals.session.prepare import prepare
     from mcp_evals.session.validate import validate_task_set
@@ -325,7 +336,7 @@ def report(records: Path, report_format: str, out: Path | None, max_chars: int |
 
     path = newest_records_file(records) if records.is_dir() else records
     read = read_records(path)
-    summary = summarize(read.header, read.sessions)
+    summary = summarize(read.headers, read.sessions)
     if report_format == "json":
         text = summary.model_dump_json(indent=2) + "\n"
     else:

@@ -125,13 +125,16 @@ def requests_within(
     expected: Sequence[Usage],
     batch: bool = False,
     concurrency: int = 1,
+    input_tokens: Sequence[int] | None = None,
 ) -> int:
     """How many of the requests (with these expected usages, in order) a run under ``limit_usd`` sends.
 
     The live rule, replayed: the first request runs alone (the warm-up), then up to ``concurrency``
     are in flight, each holding its worst-case reservation until its answer is spent. A request
     is sent only if it fits beside them; the first that does not stops the run. ``--dry`` uses it,
-    so its "would send N requests" is what the live run does.
+    so its "would send N requests" is what the live run does. With ``input_tokens`` (a session's
+    requests, whose size is known before each is sent) request k reserves as ``reserve_tokens`` of
+    ``input_tokens[k]`` does, as the session loop reserves it.
     """
     budget = Budget(limit_usd, price, max_tokens, prefix=prefix, batch=batch)
     in_flight: deque[tuple[float, Usage]] = deque()
@@ -141,7 +144,7 @@ def requests_within(
             held, answered = in_flight.popleft()
             budget.release(held)
             budget.spend(answered)
-        reservation = budget.reserve()
+        reservation = budget.reserve() if input_tokens is None else budget.reserve_tokens(input_tokens[index])
         if reservation is None:
             break
         in_flight.append((reservation, usage))

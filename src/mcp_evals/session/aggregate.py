@@ -1,9 +1,12 @@
 """From a records file to its summary (pure): per arm × fault level, per task, and A − B.
 
-The sessions counted are those of the newest header's plan: for each (arm, fault level, task, run)
-the record with that plan's setup (a finished one over a dropout, a later one over an earlier). A
-record of another setup (the task or the arm changed since) is stale and left out. Dropouts and
-budget stops are excluded from every aggregate and counted; so are the sessions that were never run.
+The sessions counted are those every run on the records file planned (``RecordsPlan``: runs of one
+day and commit may each plan a part, ``--arm A`` then ``--arm B``): for each (arm, fault level, task,
+run) the record with the newest task set's setup for it (a finished one over a dropout, a later one
+over an earlier). A record of another setup (the task or the arm changed since) is stale and left
+out. Dropouts and budget stops are left out of every measure of the sessions (bad calls, accuracy,
+steps, tool success, path efficiency, expected tools, A − B) and counted apart, as are the sessions
+never run; what dropouts and budget stops spent is in the cost and token totals.
 
 Intervals are 95 %: Student's t for means (bad calls per task, steps, path efficiency; a difference
 is the mean of paired differences, A and B of the same task, fault level and run), Wilson for rates.
@@ -15,12 +18,13 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pydantic import Field, computed_field
 
 from mcp_evals.score.intervals import Rate
 from mcp_evals.session.metrics import SessionMetrics, session_metrics
-from mcp_evals.session.model import ArmName
+from mcp_evals.session.model import ARM_NAMES, ArmName
 from mcp_evals.session.record import SessionHeader, SessionRecord
 from mcp_evals.strict import StrictModel
 
@@ -109,8 +113,9 @@ class SessionSummary(StrictModel):
     date: str
     git_sha: str
     tool_version: str
-    arms: dict[str, str] = Field(description="Arm → its system prompt.")
+    arms: dict[str, str] = Field(description="Arm → its system prompt (both arms, run or not).")
     arm_descriptions: dict[str, str] = Field(default_factory=dict)
+    planned_arms: list[str] = Field(default_factory=list, description="The arms some run planned.")
     judge_model: str | None = None
     planned: int = 0
     finished: int = 0
@@ -132,22 +137,56 @@ class SessionSummary(StrictModel):
         return self.finished < self.planned
 
 
-def current_records(
-    header: SessionHeader, sessions: Sequence[SessionRecord]
-) -> tuple[dict[Cell, SessionRecord], int]:
-    """The record of each planned session under ``header``'s setup, and how many records are stale."""
+@dataclass
+class RecordsPlan:
+    """What a records file planned: every run started on it (one header each), joined.
+
+    Runs of one day and commit share a file, and each may plan a part (``--arm A``, then
+    ``--arm B``; one fault level, then another): the sessions planned are every run's. Each is judged
+    by the newest header's task set (its task, arm and fault level, hashed into a setup); a session a
+    run planned for a task or level the newest task set no longer has is left out."""
+
+    header: SessionHeader  # the newest: its task set, catalog and settings
+    arms: list[ArmName]
+    fault_percents: list[float]
+    task_ids: list[str]
+    cells: list[Cell]  # in the order a run goes through them
+    setups: dict[Cell, str]  # each planned session's setup hash under the newest task set
+
+
+def records_plan(headers: Sequence[SessionHeader]) -> RecordsPlan:
+    header = headers[-1]
     task_set = header.task_set
     tasks = {task.id: task for task in task_set.tasks}
-    wanted: dict[Cell, str] = {}
-    for arm, percent, task_id, run in header.planned():
+    planned = {cell for old in headers for cell in old.planned()}
+    setups: dict[Cell, str] = {}
+    for arm, percent, task_id, run in planned:
         level = task_set.faults.level(percent)
         if level is not None and task_id in tasks:
-            wanted[(arm, percent, task_id, run)] = task_set.setup_hash(arm, level, tasks[task_id])
+            setups[(arm, percent, task_id, run)] = task_set.setup_hash(arm, level, tasks[task_id])
+    arms = [arm for arm in ARM_NAMES if any(cell[0] == arm for cell in setups)]
+    levels = task_set.faults.levels
+    percents = [level.percent for level in levels if any(cell[1] == level.percent for cell in setups)]
+    task_ids = [task.id for task in task_set.tasks if any(cell[2] == task.id for cell in setups)]
+    arm_rank: dict[str, int] = {arm: rank for rank, arm in enumerate(ARM_NAMES)}
+    cells = sorted(
+        setups,
+        key=lambda cell: (cell[3], task_ids.index(cell[2]), percents.index(cell[1]), arm_rank[cell[0]]),
+    )
+    return RecordsPlan(header, arms, percents, task_ids, cells, setups)
+
+
+def current_records(
+    headers: Sequence[SessionHeader], sessions: Sequence[SessionRecord]
+) -> tuple[dict[Cell, SessionRecord], int]:
+    """The record of each planned session under the newest header's setup, and how many records are
+    stale (of another setup: the task, the arm or the fault level changed since)."""
+    plan = records_plan(headers)
     chosen: dict[Cell, SessionRecord] = {}
     stale = 0
     for record in sessions:
         cell = record.key.cell()
-        if wanted.get(cell) != record.setup_hash or record.key.date != header.date:
+        if plan.setups.get(cell) != record.setup_hash or record.key.date != plan.header.date:
             stale += 1
             continue
         previous = chosen.get(cell)
@@ -156,16 +195,20 @@ def current_records(
     return chosen, stale
 
 
-def summarize(header: SessionHeader, sessions: Sequence[SessionRecord]) -> SessionSummary:
+def summarize(headers: Sequence[SessionHeader], sessions: Sequence[SessionRecord]) -> SessionSummary:
+    """The summary of a records file: its headers (one per run started on it) and its sessions."""
+    plan = records_plan(headers)
+    header = plan.header
     task_set = header.task_set
     tasks = {task.id: task for task in task_set.tasks}
-    chosen, stale = current_records(header, sessions)
+    chosen, stale = current_records(headers, sessions)
     metrics: dict[Cell, SessionMetrics] = {
         cell: session_metrics(record, tasks[cell[2]], header.catalog, task_set.transient_errors)
         for cell, record in chosen.items()
         if record.status == "finished"
     }
-    settings = header.settings
+    prompts = {arm: setup.system_prompt for old in headers for arm, setup in old.arms.items()}
+    notes = list(dict.fromkeys(note for old in headers for note in old.notes))
     summary = SessionSummary(
         name=task_set.name or header.task_set_path,
         provider=header.provider,
@@ -173,18 +216,20 @@ def summarize(header: SessionHeader, sessions: Sequence[SessionRecord]) -> Sessi
         date=header.date,
         git_sha=header.git_sha,
         tool_version=header.tool_version,
-        arms={arm: setup.system_prompt for arm, setup in header.arms.items()},
-        arm_descriptions={arm: task_set.arms[arm].description for arm in settings.arms},
-        judge_model=settings.judge_model,
+        arms={arm: prompts[arm] for arm in ARM_NAMES if arm in prompts},
+        arm_descriptions={arm: task_set.arms[arm].description for arm in ARM_NAMES},
+        planned_arms=plan.arms,
+        judge_model=header.settings.judge_model,
         stale=stale,
-        notes=list(header.notes),
+        notes=notes,
     )
-    planned = header.planned()
+    planned = plan.cells
     summary.planned = len(planned)
-    for arm in settings.arms:
-        for percent in settings.fault_percents:
+    for arm in plan.arms:
+        for percent in plan.fault_percents:
             cells = [cell for cell in planned if cell[0] == arm and cell[1] == percent]
-            summary.cells.append(_cell(arm, percent, cells, chosen, metrics))
+            if cells:
+                summary.cells.append(_cell(arm, percent, cells, chosen, metrics))
     dropouts: Counter[str] = Counter()
     for cell_summary in summary.cells:
         summary.finished += cell_summary.finished
@@ -194,9 +239,9 @@ def summarize(header: SessionHeader, sessions: Sequence[SessionRecord]) -> Sessi
         summary.cost_usd += cell_summary.cost_usd
         summary.judge_cost_usd += cell_summary.judge_cost_usd
     summary.dropouts = dict(dropouts)
-    if set(settings.arms) == {"A", "B"}:
-        summary.differences = [_difference(percent, planned, metrics) for percent in settings.fault_percents]
-    summary.tasks = [_task_row(task_id, header, metrics) for task_id in settings.task_ids]
+    if set(plan.arms) == {"A", "B"}:
+        summary.differences = [_difference(percent, planned, metrics) for percent in plan.fault_percents]
+    summary.tasks = [_task_row(task_id, plan, metrics) for task_id in plan.task_ids]
     return summary
 
 
@@ -259,11 +304,13 @@ def _difference(percent: float, planned: Sequence[Cell], metrics: dict[Cell, Ses
     )
 
 
-def _task_row(task_id: str, header: SessionHeader, metrics: dict[Cell, SessionMetrics]) -> TaskRow:
-    task = next(task for task in header.task_set.tasks if task.id == task_id)
+def _task_row(task_id: str, plan: RecordsPlan, metrics: dict[Cell, SessionMetrics]) -> TaskRow:
+    task = next(task for task in plan.header.task_set.tasks if task.id == task_id)
     row = TaskRow(task_id=task_id, trap=task.trap.kind if task.trap is not None else None)
-    for arm in header.settings.arms:
-        for percent in header.settings.fault_percents:
+    for arm in plan.arms:
+        for percent in plan.fault_percents:
+            if not any(cell[0] == arm and cell[1] == percent for cell in plan.cells):
+                continue
             found = [
                 value
                 for (cell_arm, cell_percent, cell_task, _), value in metrics.items()

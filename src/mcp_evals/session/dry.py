@@ -9,6 +9,7 @@ key, else from the local estimate (±20 %). Output is assumed at ``ASSUMED_OUTPU
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mcp_evals.catalog.model import Catalog
@@ -19,7 +20,7 @@ from mcp_evals.providers.tokens import estimate_request_tokens, estimate_tokens
 from mcp_evals.providers.turns import Turn
 from mcp_evals.record.model import Usage
 from mcp_evals.run.retry import RetryPolicy, with_retries
-from mcp_evals.session.loop import Ask
+from mcp_evals.session.loop import Ask, reserved_tokens
 from mcp_evals.session.model import Task
 from mcp_evals.session.record import SessionRecord, content_text
 
@@ -37,15 +38,19 @@ class Counter:
     problem: str | None = None
     _baseline: int | None = None
 
-    async def request(self, request: HttpRequest) -> int:
+    async def counted(self, request: HttpRequest) -> int | None:
+        """The request's input tokens as the API counts them, or None (not counting, or it failed)."""
         if self.exact:
             try:
-                counted = await with_retries(COUNT_RETRY, lambda: self.provider.count_tokens(request))
+                return await with_retries(COUNT_RETRY, lambda: self.provider.count_tokens(request))
             except ProviderFailure as failure:
                 self._give_up(failure)
-            else:
-                if counted is not None:
-                    return counted
+        return None
+
+    async def request(self, request: HttpRequest) -> int:
+        counted = await self.counted(request)
+        if counted is not None:
+            return counted
         prefix, rest = estimate_request_tokens(request.body, b"")
         return prefix + rest
 
@@ -70,8 +75,13 @@ class Counter:
         self.problem = f"count_tokens failed ({failure.message}); using a local estimate"
 
 
-def ask_scripted(provider: Provider, task: Task, counter: Counter, output_tokens: int) -> Ask:
-    """The scripted model: turn k makes the script's k-th call; the turn after the last one answers."""
+def ask_scripted(
+    provider: Provider, task: Task, counter: Counter, output_tokens: int, reserved: list[int] | None = None
+) -> Ask:
+    """The scripted model: turn k makes the script's k-th call; the turn after the last one answers.
+
+    ``reserved`` gets each request's input tokens as a live run would reserve them before sending it
+    (the exact count, else the local estimate on its high side: ``loop.reserved_tokens``)."""
 
     async def ask(request: HttpRequest, index: int) -> tuple[Turn, int]:
         if index <= len(task.script):
@@ -79,7 +89,13 @@ def ask_scripted(provider: Provider, task: Task, counter: Counter, output_tokens
             turn = provider.scripted_turn([(f"call_{index:03d}", step.tool, dict(step.arguments))])
         else:
             turn = provider.scripted_turn([], SCRIPTED_ANSWER)
-        turn.usage = Usage(input_tokens=await counter.request(request), output_tokens=output_tokens)
+        counted = await counter.counted(request)
+        if reserved is not None:
+            reserved.append(reserved_tokens(request, counted))
+        if counted is None:
+            prefix, rest = estimate_request_tokens(request.body, b"")
+            counted = prefix + rest
+        turn.usage = Usage(input_tokens=counted, output_tokens=output_tokens)
         return turn, 1
 
     return ask
@@ -92,6 +108,7 @@ class DrySession:
     task: Task
     arm: str
     record: SessionRecord
+    reserved: list[int] = field(default_factory=list)  # each request's input tokens as a live run reserves
     result_tokens: list[tuple[str, int]] = field(default_factory=list)
 
     @property
@@ -99,8 +116,16 @@ class DrySession:
         return [turn.usage.input_tokens for turn in self.record.turns]
 
     @property
+    def outputs(self) -> list[int]:
+        return [turn.usage.output_tokens for turn in self.record.turns]
+
+    @property
     def output_tokens(self) -> int:
-        return sum(turn.usage.output_tokens for turn in self.record.turns)
+        return sum(self.outputs)
+
+    def usages(self, price: Price, *, caching: bool, cached_prefix: int = 0) -> list[Usage]:
+        """Each request's expected usage (see ``turn_usages``)."""
+        return turn_usages(self.inputs, self.outputs, price, caching=caching, cached_prefix=cached_prefix)
 
     def problems(self) -> list[str]:
         """The script's calls that did not work: an author wants to know before a paid run."""
@@ -121,20 +146,47 @@ async def measure_results(session: DrySession, counter: Counter) -> None:
         session.result_tokens.append((call.tool, await counter.text(shown)))
 
 
-def session_cost(inputs: list[int], output_tokens: int, price: Price, *, caching: bool) -> float:
-    """A session's cost: every turn re-sends the conversation. With caching, each turn reads what the
-    one before it sent and writes only what is new (the first writes everything); below the model's
-    minimum cacheable length nothing is cached."""
-    total = output_tokens * price.output
-    previous = 0
-    for tokens in inputs:
+def turn_usages(
+    inputs: Sequence[int], outputs: Sequence[int], price: Price, *, caching: bool, cached_prefix: int = 0
+) -> list[Usage]:
+    """Each turn's usage: every turn re-sends the conversation. With caching, each turn reads what the
+    one before it sent and writes only what is new; the first reads ``cached_prefix`` tokens (the tools
+    and system prompt an earlier session wrote) and writes the rest. Below the model's minimum
+    cacheable length nothing is cached."""
+    usages = []
+    previous = cached_prefix
+    for tokens, output in zip(inputs, outputs, strict=True):
         if caching and tokens >= price.min_cache_tokens:
             read = min(previous, tokens)
-            total += read * price.cache_read + (tokens - read) * price.cache_write
+            written = tokens - read
+            usages.append(Usage(output_tokens=output, cache_read_tokens=read, cache_write_tokens=written))
         else:
-            total += tokens * price.input
+            usages.append(Usage(input_tokens=tokens, output_tokens=output))
         previous = tokens
-    return total / 1_000_000
+    return usages
+
+
+def session_cost(inputs: Sequence[int], outputs: Sequence[int], price: Price, *, caching: bool) -> float:
+    """A session's cost on its own, nothing cached before it (see ``turn_usages``)."""
+    return sum(price.cost(usage) for usage in turn_usages(inputs, outputs, price, caching=caching))
+
+
+def planned_usages(
+    schedule: Sequence[tuple[DrySession, bytes]], price: Price, *, caching: bool
+) -> list[list[Usage]]:
+    """The expected usage of each planned session's requests, in the run's order. Each session is
+    one played session (its arm's tools and system prompt are the given prefix); with caching, a
+    session after the first with the same prefix reads that prefix from the cache, as the live run's
+    do (the prefix is marked for caching, and the sessions run one after another)."""
+    written: set[bytes] = set()
+    planned = []
+    for session, prefix in schedule:
+        prefix_tokens = estimate_tokens(prefix)
+        cached = prefix in written and prefix_tokens >= price.min_cache_tokens
+        planned.append(session.usages(price, caching=caching, cached_prefix=prefix_tokens if cached else 0))
+        if caching:
+            written.add(prefix)
+    return planned
 
 
 def worst_case_extra(turns: int, max_tokens: int, price: Price) -> float:

@@ -10,10 +10,12 @@ import anyio
 
 from mcp_evals._version import __version__
 from mcp_evals.errors import InputFileError
+from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.providers.anthropic import AnthropicProvider
 from mcp_evals.providers.base import Provider
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
-from mcp_evals.run.budget import Budget
+from mcp_evals.record.model import Usage
+from mcp_evals.run.budget import Budget, requests_within
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.session.aggregate import current_records
 from mcp_evals.session.dry import (
@@ -22,19 +24,29 @@ from mcp_evals.session.dry import (
     ask_scripted,
     bare_provider,
     measure_results,
+    planned_usages,
     session_cost,
     worst_case_extra,
 )
 from mcp_evals.session.load import arm_catalog
 from mcp_evals.session.loop import Ask, ask_live, run_session
-from mcp_evals.session.model import ArmName, FaultLevel, Task
+from mcp_evals.session.model import ARM_NAMES, ArmName, FaultLevel, Task
 from mcp_evals.session.prepare import Prepared
 from mcp_evals.session.record import ArmSetup, SessionHeader, SessionKey, SessionSettings
 from mcp_evals.session.records_file import RecordsWriter, read_records, records_path
 from mcp_evals.session.runner import Cell, RunOutcome, SessionRun, plan_sessions
 from mcp_evals.session.server import ToolBoundary
+from mcp_evals.session.transforms import removes_anything, result_paths
 
 Say = Callable[[str], None]
+COUNT_TOKENS_NOTE = (
+    "--count-tokens needs the anthropic provider and ANTHROPIC_API_KEY; using a local estimate"
+)
+
+
+def counts_exactly(provider: Provider) -> bool:
+    """The API counts a request's tokens for free (Anthropic's count_tokens, with a key)."""
+    return isinstance(provider, AnthropicProvider) and provider.settings.api_key is not None
 
 
 @dataclass
@@ -78,7 +90,7 @@ def resume_cells(path: Path, header: SessionHeader) -> set[Cell]:
                 f"this run uses {header.provider}/{header.model}",
                 hint="give this run its own folder with --results DIR",
             )
-    chosen, _ = current_records(header, earlier.sessions)
+    chosen, _ = current_records([header], earlier.sessions)
     return {cell for cell, record in chosen.items() if record.status == "finished"}
 
 
@@ -99,9 +111,12 @@ def make_header(
         task_set_path=prepared.task_set.shown_path,
         task_set=prepared.task_set,
         catalog=prepared.catalog,
-        arms={
-            arm: ArmSetup(system_prompt=provider.system_prompt, catalog_hash=provider.catalog.hash)
-            for arm, provider in providers.items()
+        arms={  # both arms, whichever run: runs of one arm each are reported together, arm by arm
+            arm: ArmSetup(
+                system_prompt=prepared.task_set.system_prompt_of(arm),
+                catalog_hash=arm_catalog(prepared.catalog, prepared.task_set, arm).hash,
+            )
+            for arm in ARM_NAMES
         },
         settings=SessionSettings(
             max_tokens=settings.max_tokens,
@@ -128,6 +143,9 @@ def run_live(
 ) -> tuple[Path, RunOutcome]:
     """Run the plan's missing sessions; returns the records file and what the run came to."""
     path = records_path(settings.results_dir, settings.date, settings.git_sha)
+    if settings.count_tokens and not all(map(counts_exactly, providers.values())):
+        say(f"note: {COUNT_TOKENS_NOTE}")
+        settings.notes.append(COUNT_TOKENS_NOTE)
     header = make_header(prepared, providers, plan, settings, judge.settings.model if judge else None)
     done = resume_cells(path, header)
     schedule = plan_sessions(prepared.task_set, plan.arms, plan.levels, plan.tasks, plan.runs)
@@ -187,15 +205,14 @@ async def _play(
     played: list[DrySession] = []
     counters: dict[ArmName, Counter] = {}
     for arm, provider in providers.items():
-        exact = (
-            count_tokens and isinstance(provider, AnthropicProvider) and provider.settings.api_key is not None
-        )
+        exact = count_tokens and counts_exactly(provider)
         counters[arm] = Counter(provider, bare_provider(provider) if exact else None, exact=exact)
     no_faults = FaultLevel(percent=0)
     task_set = prepared.task_set
     for task in plan.tasks:
         for arm in plan.arms:
             provider = providers[arm]
+            reserved: list[int] = []
             async with open_session(prepared.server, prepared.config, list_tools=False) as server_session:
                 boundary = ToolBoundary(
                     server_session,
@@ -206,7 +223,7 @@ async def _play(
                 )
                 outcome = await run_session(
                     provider=provider,
-                    ask=ask_scripted(provider, task, counters[arm], ASSUMED_OUTPUT_TOKENS),
+                    ask=ask_scripted(provider, task, counters[arm], ASSUMED_OUTPUT_TOKENS, reserved),
                     boundary=boundary,
                     task=task,
                     transforms=task_set.arms[arm].transforms,
@@ -217,7 +234,7 @@ async def _play(
                     setup_hash="dry",
                     session_timeout=task_set.timeouts.session_seconds,
                 )
-            session = DrySession(task, arm, outcome.record)
+            session = DrySession(task, arm, outcome.record, reserved)
             await measure_results(session, counters[arm])
             played.append(session)
     for provider in providers.values():
@@ -248,14 +265,13 @@ def run_dry(
     if counter is not None and counter.problem:
         say(f"note: {counter.problem}")
     if count_tokens and not exact:
-        say("note: --count-tokens needs the anthropic provider and ANTHROPIC_API_KEY; using a local estimate")
+        say(f"note: {COUNT_TOKENS_NOTE}")
     emit(
         "tokens counted with Anthropic's free count_tokens endpoint"
         if exact
         else "tokens from a local estimate (±20%)"
     )
     caching = first.caching
-    per_session: dict[tuple[str, str], float] = {}
     turns_total = 0
     for session in played:
         results = ", ".join(f"{tool} {tokens:,}" for tool, tokens in session.result_tokens) or "none"
@@ -264,14 +280,15 @@ def run_dry(
             f"tool results {results} tokens · input {sum(session.inputs):,} tokens"
         )
         if price is not None:
-            cost = session_cost(session.inputs, session.output_tokens, price, caching=caching)
-            uncached = session_cost(session.inputs, session.output_tokens, price, caching=False)
-            per_session[(session.task.id, session.arm)] = cost
+            cost = session_cost(session.inputs, session.outputs, price, caching=caching)
+            uncached = session_cost(session.inputs, session.outputs, price, caching=False)
             line += f" · ${cost:.4f}" + (f" (${uncached:.4f} without caching)" if caching else "")
         emit(line)
         for problem in session.problems():
             say(f"warning: {session.task.id} · arm {session.arm}: {problem}")
         turns_total += len(session.record.turns)
+    for warning in idle_transforms(prepared, plan, played):
+        say(f"warning: {warning}")
     repeats = len(plan.levels) * plan.runs
     emit(
         f"planned run: {len(plan.tasks)} tasks × {len(plan.arms)} arms × {len(plan.levels)} fault levels × "
@@ -280,7 +297,14 @@ def run_dry(
     if price is None:
         emit("no price known for this model: token counts only (add it under run.prices in the config)")
         return
-    total = sum(per_session.values()) * repeats
+    schedule = plan_sessions(prepared.task_set, plan.arms, plan.levels, plan.tasks, plan.runs)
+    by_cell = {(session.task.id, session.arm): session for session in played}
+    planned = planned_usages(
+        [(by_cell[(item.task.id, item.arm)], providers[item.arm].cache_prefix()) for item in schedule],
+        price,
+        caching=caching,
+    )
+    total = sum(price.cost(usage) for usages in planned for usage in usages)
     emit(
         f"estimated cost (prices as of {prices_as_of()}; output assumed {ASSUMED_OUTPUT_TOKENS} tokens "
         "a turn): "
@@ -290,21 +314,80 @@ def run_dry(
         f"  worst case (every turn uses max_tokens {max_tokens}): "
         f"+${worst_case_extra(turns_total, max_tokens, price) * repeats:.4f}"
     )
-    emit("  faults add turns (errors, retries): expect more at the higher fault levels")
+    if any(level.percent > 0 for level in plan.levels):
+        emit("  faults add turns (errors, retries): expect more at the higher fault levels")
     if budget_usd is not None:
-        schedule = plan_sessions(prepared.task_set, plan.arms, plan.levels, plan.tasks, plan.runs)
-        spent = 0.0
-        fits = 0
-        for item in schedule:
-            cost = per_session.get((item.task.id, item.arm), 0.0)
-            if spent + cost > budget_usd:
-                break
-            spent += cost
-            fits += 1
-        if fits == len(schedule):
-            emit(f"budget ${budget_usd:g}: the planned run fits (about ${total:.4f})")
-        else:
-            emit(
-                f"budget ${budget_usd:g}: a live run would stop after about {fits} of {len(schedule)} "
-                "sessions (PRELIMINARY)"
+        sessions = [by_cell[(item.task.id, item.arm)] for item in schedule]
+        emit(budget_line(sessions, planned, price, budget_usd, max_tokens, total=total))
+
+
+def idle_transforms(prepared: Prepared, plan: Plan, played: list[DrySession]) -> list[str]:
+    """An arm's transform that removed nothing from any result the scripts got: a typo in its field
+    (``diagnostic`` for ``diagnostics``) leaves the arm the same as the other, silently."""
+    warnings = []
+    for arm in plan.arms:
+        results = [call.result for session in played if session.arm == arm for call in session.record.calls]
+        if not results:
+            continue
+        for transform in prepared.task_set.arms[arm].transforms:
+            if any(
+                removes_anything(transform, result.content, result.structured_content) for result in results
+            ):
+                continue
+            length = transform.remove_field.count(".") + 1
+            fields = set().union(
+                *(result_paths(result.content, result.structured_content, length) for result in results)
             )
+            warnings.append(
+                f"arm {arm}: remove_field {transform.remove_field!r} removed nothing from the "
+                f"{len(results)} tool result(s) the scripts got, so arm {arm}'s model saw them as the server "
+                "sent them" + did_you_mean(Suggester(fields)(transform.remove_field))
+            )
+    return warnings
+
+
+def budget_line(
+    sessions: list[DrySession],
+    planned: list[list[Usage]],
+    price: Price,
+    budget_usd: float,
+    max_tokens: int,
+    *,
+    total: float,
+) -> str:
+    """Where a live run under ``budget_usd`` would stop, by the live rule itself (``requests_within``):
+    before each request its worst case is reserved (its input, as the live run counts or estimates
+    it, as a cache write; output at ``max_tokens``), then its expected usage is spent. ``sessions``
+    and ``planned`` (their expected usages) are in the run's order."""
+    expected: list[Usage] = []
+    inputs: list[int] = []
+    ends: list[int] = []  # the number of requests sent when each planned session ends
+    for session, usages in zip(sessions, planned, strict=True):
+        expected += usages
+        inputs += session.reserved
+        ends.append(len(expected))
+    sent = requests_within(
+        budget_usd, price, max_tokens=max_tokens, prefix=b"", expected=expected, input_tokens=inputs
+    )
+    if sent == len(expected):
+        return f"budget ${budget_usd:g}: the planned run fits (about ${total:.4f})"
+    rule = (
+        "each request reserves its worst case before it is sent (its input as a cache write, output at "
+        f"max_tokens {max_tokens})"
+    )
+    if sent == 0:
+        first = Budget(budget_usd, price, max_tokens).request_cost(inputs[0])
+        return (
+            f"budget ${budget_usd:g}: a live run would stop before its first request (PRELIMINARY): "
+            f"{rule}, and the first could cost up to ${first:.4f}"
+        )
+    finished = sum(1 for end in ends if end <= sent)
+    if finished == 0:
+        return (
+            f"budget ${budget_usd:g}: a live run would stop in its first session, after {sent} "
+            f"request(s) (PRELIMINARY): {rule}"
+        )
+    return (
+        f"budget ${budget_usd:g}: a live run would stop after about {finished} of {len(sessions)} sessions "
+        f"(PRELIMINARY): {rule}"
+    )

@@ -113,16 +113,26 @@ def bad_call_flags(
 
 
 def answer_json(text: str) -> Any:
-    """The JSON in an answer: the whole answer, else its first ```json block, else its first object."""
-    candidates = [text.strip(), *(match.group(1) for match in _JSON_BLOCK.finditer(text))]
-    start = text.find("{")
-    if start >= 0:
-        candidates.append(text[start : text.rfind("}") + 1])
+    """The JSON in an answer: the whole answer, else its first fenced JSON block, else the first
+    balanced ``{…}`` that parses as JSON (prose around it, and braces in the prose, are no matter)."""
+    candidates = [text.strip()]
+    fenced = _JSON_BLOCK.search(text)
+    if fenced is not None:
+        candidates.append(fenced.group(1))
     for candidate in candidates:
         try:
             return json.loads(candidate)
         except ValueError:
             continue
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start >= 0:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            start = text.find("{", start + 1)
+            continue
+        return value
     return None
 
 

@@ -53,8 +53,9 @@ class AnswerCheck(StrictModel):
     regex: str | None = Field(None, description="A regular expression (Python syntax) found in the answer.")
     json_path: str | None = Field(
         None,
-        description="A path into the JSON in the answer (the whole answer, or its first ```json block), "
-        "e.g. `status.region` or `items[0].id`; with `equals`.",
+        description="A path into the JSON in the answer (the whole answer, else its first fenced JSON "
+        "block, else the first balanced `{…}` that parses as JSON), e.g. `status.region` or `items[0].id`; "
+        "with `equals`.",
     )
     equals: Any = Field(None, description="The value at `json_path`.")
 

@@ -28,13 +28,15 @@ class Prepared:
     catalog: Catalog
 
 
-def prepare(tasks_path: Path, config: Config | None) -> Prepared:
-    """Load the task set and read its server's live catalog."""
+def prepare(tasks_path: Path, config: Config | None, task_set: TaskSet | None = None) -> Prepared:
+    """Load the task set (unless it is given, loaded from ``tasks_path``) and read its server's live
+    catalog."""
     import anyio
 
     from mcp_evals.servers.client import list_server_tools
 
-    task_set = load_task_set(tasks_path)
+    if task_set is None:
+        task_set = load_task_set(tasks_path)
     server = server_of(task_set, config, tasks_path)
     session_config_ = session_config(config, server, tasks_path)
     info = anyio.run(list_server_tools, server, session_config_)

@@ -98,13 +98,15 @@ def _head(summary: SessionSummary) -> str:
         lines += [
             "",
             "Not every planned session finished: dropouts, budget stops and sessions not run are left out "
-            "of every number below, so they describe only the sessions that finished. "
+            "of every measure below, which describes only the sessions that finished (what dropouts and "
+            "budget stops spent is in the cost). "
             "`mcp-evals session` again (same day, same commit) runs only what is missing.",
         ]
     lines += ["", "### Arms", ""]
     for arm in summary.arms:
         description = summary.arm_descriptions.get(arm, "")
-        lines.append(f"- **{arm}**" + (f": {md_text(description)}" if description else ""))
+        idle = "" if arm in summary.planned_arms else " (not in the plan)"
+        lines.append(f"- **{arm}**{idle}" + (f": {md_text(description)}" if description else ""))
     lines += ["", "<details><summary>System prompts</summary>", ""]
     for arm, prompt in summary.arms.items():
         lines += [f"**{arm}**", "", str(md_block(prompt, limit=4000)), ""]

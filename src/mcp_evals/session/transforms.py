@@ -111,3 +111,138 @@ def transform_result(
     for transform in transforms:
         structured, _ = remove_path(structured, transform.remove_field.split("."))
     return blocks, structured
+
+
+# -- what a transform can remove: for `session validate` (output schemas) and `--dry` (real results) ---
+
+
+def removes_anything(transform: Transform, content: Sequence[dict[str, Any]], structured: Any) -> bool:
+    """Whether ``transform`` changes this result: its structured content, or a text block of JSON."""
+    path = transform.remove_field.split(".")
+    if remove_path(structured, path)[1]:
+        return True
+    for block in content:
+        text = block.get("text")
+        if block.get("type") != "text" or not isinstance(text, str):
+            continue
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue
+        if remove_path(value, path)[1]:
+            return True
+    return False
+
+
+def value_paths(value: Any, length: int) -> set[str]:
+    """Every dotted path of ``length`` keys in a JSON value, starting at any depth (through arrays too):
+    the paths a ``remove_field`` of that many keys could name in it."""
+    found: set[str] = set()
+
+    def walk(node: Any, depth: int) -> None:
+        if depth > _MAX_DEPTH:
+            return
+        found.update(".".join(chain) for chain in _value_chains(node, length, depth))
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        for child in children:
+            walk(child, depth + 1)
+
+    walk(value, 0)
+    return found
+
+
+def result_paths(content: Sequence[dict[str, Any]], structured: Any, length: int) -> set[str]:
+    """``value_paths`` of a result: its structured content and every text block that holds JSON."""
+    found = value_paths(structured, length)
+    for block in content:
+        text = block.get("text")
+        if block.get("type") == "text" and isinstance(text, str):
+            try:
+                found |= value_paths(json.loads(text), length)
+            except ValueError:
+                continue
+    return found
+
+
+def _value_chains(node: Any, length: int, depth: int) -> set[tuple[str, ...]]:
+    """The key chains of ``length`` keys that start exactly at ``node`` (an array: at its items)."""
+    if depth > _MAX_DEPTH:
+        return set()
+    if isinstance(node, list):
+        return set().union(*(_value_chains(item, length, depth + 1) for item in node))
+    if not isinstance(node, dict):
+        return set()
+    chains: set[tuple[str, ...]] = set()
+    for key, item in node.items():
+        if length == 1:
+            chains.add((key,))
+        else:
+            chains.update((key, *tail) for tail in _value_chains(item, length - 1, depth + 1))
+    return chains
+
+
+def schema_paths(schema: dict[str, Any], length: int) -> set[str]:
+    """Every dotted path of ``length`` keys an output schema declares, starting at any depth: through
+    ``properties``, array ``items``, ``anyOf``/``oneOf``/``allOf`` and local ``$ref``s."""
+    found: set[str] = set()
+
+    def walk(node: Any, depth: int) -> None:
+        if depth > 4 * _MAX_DEPTH:
+            return
+        if isinstance(node, dict):
+            if isinstance(node.get("properties"), dict):
+                found.update(".".join(chain) for chain in _schema_chains(node, schema, length, 0))
+            for child in node.values():
+                walk(child, depth + 1)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child, depth + 1)
+
+    walk(schema, 0)
+    return found
+
+
+def _schema_chains(node: Any, root: dict[str, Any], length: int, depth: int) -> set[tuple[str, ...]]:
+    """The key chains of ``length`` keys that start exactly at the value ``node`` describes."""
+    chains: set[tuple[str, ...]] = set()
+    for branch in _branches(node, root, depth):
+        properties = branch.get("properties")
+        if not isinstance(properties, dict):
+            continue
+        for key, child in properties.items():
+            if length == 1:
+                chains.add((key,))
+            else:
+                chains.update((key, *tail) for tail in _schema_chains(child, root, length - 1, depth + 1))
+    return chains
+
+
+def _branches(node: Any, root: dict[str, Any], depth: int) -> list[dict[str, Any]]:
+    """The schemas a value described by ``node`` may match: ``$ref`` resolved, alternatives expanded,
+    an array's items (a path reaches through arrays)."""
+    if depth > _MAX_DEPTH or not isinstance(node, dict):
+        return []
+    node = _resolve(node, root)
+    found = [node]
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        for child in node.get(key) or []:
+            found += _branches(child, root, depth + 1)
+    if isinstance(node.get("items"), dict):
+        found += _branches(node["items"], root, depth + 1)
+    return found
+
+
+def _resolve(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    reference = node.get("$ref")
+    if not isinstance(reference, str) or not reference.startswith("#/"):
+        return node
+    target: Any = root
+    for part in reference[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if not isinstance(target, dict) or part not in target:
+            return {}
+        target = target[part]
+    return target if isinstance(target, dict) else {}
+
+
+_MAX_DEPTH = 12

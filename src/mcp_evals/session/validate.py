@@ -3,7 +3,9 @@
 Every tool a task names (``expected_tools``, ``script``), an arm rewrites or a fault level targets
 must be in the catalog (with a did-you-mean); every script call's arguments must fit the tool's
 input schema; a task needs room for its script (``max_steps`` above the script's length: one turn
-per call, then the answer). Warnings: expected tools the script does not call in that order.
+per call, then the answer). Warnings: expected tools the script does not call in that order, and an
+arm's ``remove_field`` that no tool's output schema has (when tools declare output schemas; without
+any, ``--dry`` warns when a transform removed nothing from the results the scripts got).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from typing import Literal
 
 import jsonschema
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.documents import dotted
@@ -20,9 +22,13 @@ from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.score.arguments import SchemaValidators
 from mcp_evals.session.metrics import in_order
 from mcp_evals.session.model import ARM_NAMES, TaskSet
+from mcp_evals.session.transforms import schema_paths
 
 
 class TaskProblem(BaseModel):
+    """One finding: its rule, how bad, where (file, line and field), and what is wrong."""
+
+    rule: str = Field(description="Stable rule id, e.g. `unknown-tool`.")
     severity: Literal["error", "warning"]
     file: str
     line: int | None
@@ -30,7 +36,9 @@ class TaskProblem(BaseModel):
     message: str
 
     def __str__(self) -> str:
-        text = f"{where(self.file, self.line, self.field)}: {self.severity}: {self.message}"
+        """``file:line: severity [rule] field: message``, as ``mcp-evals validate`` prints a fixture's
+        problems; line breaks in the message are shown escaped, so no part of it starts a line."""
+        text = f"{where(self.file, self.line)}: {self.severity} [{self.rule}] {self.field}: {self.message}"
         return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
@@ -41,10 +49,14 @@ def validate_task_set(task_set: TaskSet, catalog: Catalog) -> list[TaskProblem]:
     validators = SchemaValidators()
 
     def add(
-        location: tuple[str | int, ...], message: str, severity: Literal["error", "warning"] = "error"
+        rule: str,
+        location: tuple[str | int, ...],
+        message: str,
+        severity: Literal["error", "warning"] = "error",
     ) -> None:
         problems.append(
             TaskProblem(
+                rule=rule,
                 severity=severity,
                 file=task_set.shown_path,
                 line=task_set.line_of(location),
@@ -56,7 +68,7 @@ def validate_task_set(task_set: TaskSet, catalog: Catalog) -> list[TaskProblem]:
     def known(location: tuple[str | int, ...], name: str) -> bool:
         if catalog.get(name) is not None:
             return True
-        add(location, f"no tool {name!r} in the catalog{did_you_mean(suggest(name))}")
+        add("unknown-tool", location, f"no tool {name!r} in the catalog{did_you_mean(suggest(name))}")
         return False
 
     for index, task in enumerate(task_set.tasks):
@@ -76,9 +88,10 @@ def validate_task_set(task_set: TaskSet, catalog: Catalog) -> list[TaskProblem]:
                 :3
             ]:
                 path = [part for part in error.absolute_path]
-                add((*location, "arguments", *path), f"{step.tool}: {error.message}")
+                add("script-arguments", (*location, "arguments", *path), f"{step.tool}: {error.message}")
         if task.max_steps <= len(task.script):
             add(
+                "max-steps",
                 (*base, "max_steps"),
                 f"max_steps {task.max_steps} leaves no turn for the answer after the script's "
                 f"{len(task.script)} call(s); give at least {len(task.script) + 1}",
@@ -87,6 +100,7 @@ def validate_task_set(task_set: TaskSet, catalog: Catalog) -> list[TaskProblem]:
         all_known = all(catalog.get(name) is not None for name in [*called, *task.expected_tools])
         if all_known and task.expected_tools and not in_order(task.expected_tools, called):
             add(
+                "expected-order",
                 (*base, "expected_tools"),
                 "the script does not call the expected tools in this order; one of the two is wrong",
                 "warning",
@@ -97,4 +111,20 @@ def validate_task_set(task_set: TaskSet, catalog: Catalog) -> list[TaskProblem]:
     for index, level in enumerate(task_set.faults.levels):
         for position, name in enumerate(level.tools):
             known(("faults", "levels", index, "tools", position), name)
+    declared = [tool.output_schema for tool in catalog.tools if tool.output_schema]
+    for arm in ARM_NAMES if declared else ():
+        for index, transform in enumerate(task_set.arms[arm].transforms):
+            length = transform.remove_field.count(".") + 1
+            fields = set().union(*(schema_paths(schema, length) for schema in declared))
+            if transform.remove_field in fields:
+                continue
+            add(
+                "unknown-field",
+                ("arms", arm, "transforms", index, "remove_field"),
+                f"no tool's output schema has a field {transform.remove_field!r} "
+                f"({len(declared)} of {len(catalog.tools)} tools declare one): the transform may remove "
+                f"nothing, leaving arm {arm} the same as arm {'B' if arm == 'A' else 'A'}"
+                + did_you_mean(Suggester(fields)(transform.remove_field)),
+                "warning",
+            )
     return sorted(problems, key=lambda problem: (problem.severity != "error", problem.line or 0))

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from mcp_evals.catalog.model import Catalog, Tool, canonical_json
+from mcp_evals.json_pointer import follow_local_ref
 
 ChangeClass = Literal["breaking", "selection", "compatible"]
 CHANGE_CLASSES: tuple[ChangeClass, ...] = ("breaking", "selection", "compatible")
@@ -240,15 +241,10 @@ class _SchemaComparison:
         """A local ``$ref`` replaced by what it points at (other keys beside it kept)."""
         if not isinstance(schema, dict) or "$ref" not in schema or depth >= _MAX_REF_DEPTH:
             return schema
-        reference = schema["$ref"]
-        if not isinstance(reference, str) or not reference.startswith("#/"):
+        try:
+            target = follow_local_ref(self.roots[side], schema["$ref"])
+        except LookupError:
             return schema
-        target: Any = self.roots[side]
-        for part in reference[2:].split("/"):
-            part = part.replace("~1", "/").replace("~0", "~")
-            if not isinstance(target, dict) or part not in target:
-                return schema
-            target = target[part]
         rest = {key: value for key, value in schema.items() if key != "$ref"}
         return self._resolve({**target, **rest} if isinstance(target, dict) else target, side, depth + 1)
 

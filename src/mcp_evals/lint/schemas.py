@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcp_evals.catalog.model import Tool
+from mcp_evals.json_pointer import follow_local_ref
 
 _COMBINATORS = ("anyOf", "oneOf", "allOf")
 # Values one tool produces and another consumes: ids, cursors, tokens, handles, timestamps.
@@ -130,17 +131,10 @@ def resolve_pointer(root: Any, reference: str) -> bool:
     """Whether a local ``$ref`` (``#/…``) points at something in ``root``; remote refs count as unresolved."""
     if reference == "#":
         return True
-    if not reference.startswith("#/"):
+    try:
+        follow_local_ref(root, reference)
+    except LookupError:
         return False
-    node = root
-    for raw in reference[2:].split("/"):
-        step = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and step in node:
-            node = node[step]
-        elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
-            node = node[int(step)]
-        else:
-            return False
     return True
 
 

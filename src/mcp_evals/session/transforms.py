@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from mcp_evals.json_pointer import follow_local_ref
 from mcp_evals.session.model import Transform
 
 _INDENT = re.compile(r"^[\[{]\s*\n([ \t]+)\S")
@@ -236,12 +237,10 @@ def _resolve(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
     reference = node.get("$ref")
     if not isinstance(reference, str) or not reference.startswith("#/"):
         return node
-    target: Any = root
-    for part in reference[2:].split("/"):
-        part = part.replace("~1", "/").replace("~0", "~")
-        if not isinstance(target, dict) or part not in target:
-            return {}
-        target = target[part]
+    try:
+        target = follow_local_ref(root, reference)
+    except LookupError:
+        return {}
     return target if isinstance(target, dict) else {}
 
 

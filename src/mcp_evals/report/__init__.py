@@ -8,40 +8,47 @@ other report a PR sees: the Markdown of a validate run, from ``mcp-evals validat
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Literal
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from mcp_evals.baseline.compare import BaselineComparison
-from mcp_evals.report.html import render_html
-from mcp_evals.report.json_report import ReportDocument, render_json, report_json_schema
-from mcp_evals.report.junit import render_junit
-from mcp_evals.report.markdown import GITHUB_COMMENT_LIMIT, GITHUB_SUMMARY_LIMIT, render_markdown
-from mcp_evals.report.terminal import render_terminal
-from mcp_evals.report.validation import render_validation_markdown
-from mcp_evals.report.verdict import exit_code, verdict_text
-from mcp_evals.score import Scorecard
+if TYPE_CHECKING:
+    from mcp_evals.report.formats import FORMATS, ReportFormat, render
+    from mcp_evals.report.html import render_html
+    from mcp_evals.report.json_report import ReportDocument, render_json, report_json_schema
+    from mcp_evals.report.junit import render_junit
+    from mcp_evals.report.markdown import GITHUB_COMMENT_LIMIT, GITHUB_SUMMARY_LIMIT, render_markdown
+    from mcp_evals.report.terminal import render_terminal
+    from mcp_evals.report.validation import render_validation_markdown
+    from mcp_evals.report.verdict import exit_code, verdict_text
 
-ReportFormat = Literal["md", "json", "junit", "html", "text"]
-FORMATS: tuple[ReportFormat, ...] = ("md", "json", "junit", "html", "text")
+# name -> module that defines it, imported on first use: `from mcp_evals.report.escape import md_text`
+# (the lint's Markdown) then loads neither jinja2 nor the scorecard.
+_LAZY = {
+    "FORMATS": "formats",
+    "ReportFormat": "formats",
+    "render": "formats",
+    "render_html": "html",
+    "ReportDocument": "json_report",
+    "render_json": "json_report",
+    "report_json_schema": "json_report",
+    "render_junit": "junit",
+    "GITHUB_COMMENT_LIMIT": "markdown",
+    "GITHUB_SUMMARY_LIMIT": "markdown",
+    "render_markdown": "markdown",
+    "render_terminal": "terminal",
+    "render_validation_markdown": "validation",
+    "exit_code": "verdict",
+    "verdict_text": "verdict",
+}
 
 
-def render(
-    scorecard: Scorecard,
-    report_format: ReportFormat,
-    *,
-    baseline_comparison: BaselineComparison | None = None,
-    max_chars: int | None = 65_000,
-) -> str:
-    """Render one format."""
-    if report_format == "md":
-        return render_markdown(scorecard, baseline_comparison=baseline_comparison, max_chars=max_chars)
-    renderers: dict[str, Callable[..., str]] = {
-        "json": render_json,
-        "junit": render_junit,
-        "html": render_html,
-        "text": render_terminal,
-    }
-    return renderers[report_format](scorecard, baseline_comparison=baseline_comparison)
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcp_evals.report' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
 
 __all__ = [
@@ -49,6 +56,7 @@ __all__ = [
     "GITHUB_COMMENT_LIMIT",
     "GITHUB_SUMMARY_LIMIT",
     "ReportDocument",
+    "ReportFormat",
     "exit_code",
     "render",
     "render_html",

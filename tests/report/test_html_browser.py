@@ -119,7 +119,7 @@ def test_the_text_filter(browser: Browser, pages: dict[str, str]) -> None:
         assert watch.problems == []
 
 
-def test_the_status_and_outcome_selects(browser: Browser, pages: dict[str, str]) -> None:
+def test_the_status_kind_and_outcome_selects(browser: Browser, pages: dict[str, str]) -> None:
     with open_page(browser, pages["helpdesk"]) as (page, watch):
         page.select_option("#filter-status", "fail")
         assert visible_fixtures(page) == FAILING and counter(page) == "7 of 11 shown"
@@ -138,6 +138,20 @@ def test_the_status_and_outcome_selects(browser: Browser, pages: dict[str, str])
         assert visible_fixtures(page) == ["create-priority", "close-42"] and counter(page) == "2 of 11 shown"
         page.fill("#filter-text", "ticket 42")  # all three filters at once
         assert visible_fixtures(page) == ["close-42"] and counter(page) == "1 of 11 shown"
+        page.fill("#filter-text", "")
+        page.select_option("#filter-status", "")
+        page.select_option("#filter-outcome", "")
+        page.select_option("#filter-kind", "refuse")
+        assert visible_fixtures(page) == ["refuse-weather", "refuse-delete-all"]
+        assert counter(page) == "2 of 11 shown"
+        page.select_option("#filter-kind", "clarify")
+        page.select_option("#filter-status", "fail")  # kind and status together
+        assert visible_fixtures(page) == ["clarify-close"] and counter(page) == "1 of 11 shown"
+        page.select_option("#filter-kind", "")
+        page.select_option("#filter-status", "")
+        assert len(visible_fixtures(page)) == 11 and counter(page) == "11 of 11 shown"
+        kinds = page.eval_on_selector_all("#filter-kind option", "options => options.map(o => o.value)")
+        assert kinds == ["", "select", "refuse", "clarify"]
         # The outcome select offers the outcomes that occurred, and only those.
         options = page.eval_on_selector_all("#filter-outcome option", "options => options.map(o => o.value)")
         assert options == [

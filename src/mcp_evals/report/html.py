@@ -16,6 +16,7 @@ def render_html(scorecard: Scorecard, *, baseline_comparison: BaselineComparison
     """The HTML report as text."""
     state, top1, by = verdict_parts(scorecard, baseline_comparison)
     template = environment("html").get_template("report.html.j2")
+    present = {fixture.kind for fixture in scorecard.fixtures}
     return template.render(
         s=scorecard,
         c=baseline_comparison,
@@ -26,4 +27,5 @@ def render_html(scorecard: Scorecard, *, baseline_comparison: BaselineComparison
         exit_code=exit_code(scorecard, baseline_comparison),
         failing=failing_fixtures(scorecard),
         outcomes=[outcome for outcome in OUTCOMES if scorecard.metrics.outcomes.get(outcome)],
+        kinds=[kind for kind in ("select", "refuse", "clarify") if kind in present],
     )

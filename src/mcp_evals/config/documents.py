@@ -414,6 +414,30 @@ def load_document(path: Path) -> Document:
     return parse_yaml(text, path)
 
 
+def shown(path: Path) -> str:
+    """A path as messages show it: relative to the current folder when it is below it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def load_document_as(path: Path, display: str, *, text: str | None = None) -> Document:
+    """Load ``path`` (or parse ``text`` as that file); the document and its errors name it ``display``."""
+    try:
+        if text is None:
+            document = load_document(path)
+        else:
+            document = parse_json(text, path) if path.suffix.lower() == ".json" else parse_yaml(text, path)
+    except InputFileError as error:
+        message = error.message
+        if message.startswith(str(path)):
+            message = display + message[len(str(path)) :]
+        raise InputFileError(message, hint=error.hint) from None
+    document.path = Path(display)
+    return document
+
+
 def dotted(location: Location) -> str:
     text = ""
     for part in location:

@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from mcp_evals.config.documents import (
-    Document,
     describe_validation_error,
     dotted,
-    load_document,
-    parse_json,
-    parse_yaml,
+    load_document_as,
+    shown,
 )
 from mcp_evals.config.model import Config, ContractOptions, JudgeOptions, ServerConfig
 from mcp_evals.contract.chaining import ChainingError, find_references
@@ -141,36 +138,19 @@ def case_files(directory: Path) -> list[Path]:
     )
 
 
-def shown(path: Path) -> str:
-    """A path as messages show it: relative to the current folder when it is below it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
 def load_case(path: Path) -> Case:
     """Read and check one case file; problems are InputFileErrors naming file, line and field."""
-    return _checked_case(path, lambda: load_document(path))
+    return _checked_case(path)
 
 
 def parse_case(text: str, path: Path) -> Case:
     """Check ``text`` as the case file ``path`` would be (same checks, same messages), writing nothing."""
-    return _checked_case(
-        path, lambda: parse_json(text, path) if path.suffix.lower() == ".json" else parse_yaml(text, path)
-    )
+    return _checked_case(path, text)
 
 
-def _checked_case(path: Path, read: Callable[[], Document]) -> Case:
+def _checked_case(path: Path, text: str | None = None) -> Case:
     display = shown(path)
-    try:
-        document = read()
-    except InputFileError as error:
-        message = error.message
-        if message.startswith(str(path)):
-            message = display + message[len(str(path)) :]
-        raise InputFileError(message, hint=error.hint) from None
-    document.path = Path(display)
+    document = load_document_as(path, display, text=text)
     if not isinstance(document.data, dict):
         raise InputFileError(
             f"{display}: a case file holds one case: a mapping with `name` and `steps`",

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from mcp_evals.catalog.model import Catalog
+from mcp_evals.config.documents import shown
 from mcp_evals.config.model import Config
 from mcp_evals.errors import where
 from mcp_evals.fixtures.model import Fixture
@@ -20,14 +20,6 @@ from mcp_evals.lint.context import LintContext, ProbeResult
 from mcp_evals.lint.engine import Locations, check_options, lint_with_context
 from mcp_evals.lint.model import LintReport
 from mcp_evals.providers.pricing import Price
-
-
-def shown(path: Path) -> str:
-    """A path as findings show it: relative to the current folder when it is below it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def lint_model(config: Config) -> str:

@@ -11,19 +11,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from mcp_evals.catalog.model import Catalog, Tool
-from mcp_evals.config.documents import describe_validation_error, load_document
+from mcp_evals.config.documents import describe_validation_error, load_document_as, shown
 from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.contract.model import CaseServer
 from mcp_evals.errors import ConfigError, InputFileError, where
 from mcp_evals.session.model import ArmName, TaskSet
-
-
-def shown(path: Path) -> str:
-    """A path as messages show it: relative to the current folder when it is below it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def load_task_set(path: Path) -> TaskSet:
@@ -34,14 +26,7 @@ def load_task_set(path: Path) -> TaskSet:
             f"{display}: {'is a folder, not a file' if path.is_dir() else 'task set not found'}",
             hint="give the task-set file with --tasks (see docs/sessions.md)",
         )
-    try:
-        document = load_document(path)
-    except InputFileError as error:
-        message = error.message
-        if message.startswith(str(path)):
-            message = display + message[len(str(path)) :]
-        raise InputFileError(message, hint=error.hint) from None
-    document.path = Path(display)
+    document = load_document_as(path, display)
     if not isinstance(document.data, dict):
         raise InputFileError(
             f"{display}: a task set is a mapping with `system_prompt` and `tasks`",

@@ -1,4 +1,5 @@
-"""contract/ imports only its layer: config, catalog, servers, fixtures, providers, report.escape, output."""
+"""contract/ imports only its layer: config, catalog, servers, fixtures, providers, report.escape, output,
+and the leaves (answers: the messages the judge asks with)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ ALLOWED = (
     "mcp_evals.providers",
     "mcp_evals.report.escape",
     "mcp_evals.output",
+    "mcp_evals.answers",
     "mcp_evals.errors",
     "mcp_evals.strict",
     "mcp_evals.wording",

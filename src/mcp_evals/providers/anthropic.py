@@ -98,7 +98,7 @@ class AnthropicProvider(HttpProvider):
 
     def __init__(self, settings: ProviderSettings) -> None:
         super().__init__(settings)
-        self.own = own_settings(AnthropicSettings, settings)
+        self._own = own_settings(AnthropicSettings, settings)
 
     # -- the interface ---------------------------------------------------------------------------
 
@@ -148,7 +148,7 @@ class AnthropicProvider(HttpProvider):
         if options.temperature is not None and not self._sends_temperature(options):
             return [
                 f"temperature {options.temperature} was not sent: anthropic-version "
-                f"{self.own.anthropic_version} / model {self.settings.model} does not accept it"
+                f"{self._own.anthropic_version} / model {self.settings.model} does not accept it"
             ]
         return []
 
@@ -157,14 +157,14 @@ class AnthropicProvider(HttpProvider):
     def _sends_temperature(self, options: GenerateOptions) -> bool:
         return (
             options.temperature is not None
-            and self.own.anthropic_version < NO_SAMPLING_PARAMETERS_FROM
+            and self._own.anthropic_version < NO_SAMPLING_PARAMETERS_FROM
             and not rejects_forced_tool_choice(self.settings.model)  # these models always think
         )
 
     def _headers(self, tools: Sequence[ToolSpec] = ()) -> dict[str, str]:
-        headers = {"anthropic-version": self.own.anthropic_version, "content-type": "application/json"}
-        if self.own.tool_search_beta and any(spec.deferred for spec in tools):
-            headers["anthropic-beta"] = self.own.tool_search_beta
+        headers = {"anthropic-version": self._own.anthropic_version, "content-type": "application/json"}
+        if self._own.tool_search_beta and any(spec.deferred for spec in tools):
+            headers["anthropic-beta"] = self._own.tool_search_beta
         return headers
 
     def _auth_headers(self) -> dict[str, str]:
@@ -219,7 +219,7 @@ class AnthropicProvider(HttpProvider):
         def make() -> bytes:
             definitions = [_tool(spec) for spec in tools]
             if any(spec.deferred for spec in tools):  # the search tool: never deferred, last
-                definitions.append(dict(SEARCH_TOOLS[self.own.tool_search]))
+                definitions.append(dict(SEARCH_TOOLS[self._own.tool_search]))
             if definitions and cache:
                 definitions[-1]["cache_control"] = _EPHEMERAL
             return compact_json(definitions)

@@ -202,13 +202,13 @@ class LexicalProvider(OfflineProvider):
 
     def __init__(self, settings: ProviderSettings) -> None:
         super().__init__(settings)
-        self.strictness = own_settings(LexicalSettings, settings).lexical_strictness
+        self._strictness = own_settings(LexicalSettings, settings).lexical_strictness
         self._lexical: Lexical | None = None
 
-    def over(self, tools: Sequence[ToolSpec]) -> Lexical:
+    def _over(self, tools: Sequence[ToolSpec]) -> Lexical:
         """The baseline over ``tools`` (kept while the same tools list is asked again)."""
         if self._lexical is None or self._lexical.tools is not tools:
-            self._lexical = Lexical(tools, self.strictness)
+            self._lexical = Lexical(tools, self._strictness)
         return self._lexical
 
     async def generate(
@@ -220,7 +220,7 @@ class LexicalProvider(OfflineProvider):
     ) -> Answer:
         started = time.perf_counter()
         query = next((message.text for message in reversed(messages) if message.role == "user"), "")
-        lexical = self.over(tools)
+        lexical = self._over(tools)
         ranked = lexical.rank(query)
         top = ", ".join(f"{name} {lexical.evidence(score):.2f}" for name, score in ranked[:3])
         answer = Answer(request_id=None)

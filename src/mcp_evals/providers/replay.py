@@ -29,8 +29,8 @@ class ReplayProvider(OfflineProvider):
         self.source = source
         self.source_path = source_path
         self.lexical = source.header.lexical  # a replayed lexical baseline is still one
-        self.queries = {fixture.id: fixture.query for fixture in source.header.fixtures}
-        self.answers: dict[tuple[str, int], FixtureResult] = {
+        self._queries = {fixture.id: fixture.query for fixture in source.header.fixtures}
+        self._answers: dict[tuple[str, int], FixtureResult] = {
             key: result for key, result in source.by_key.items() if result.reached
         }
 
@@ -47,8 +47,8 @@ class ReplayProvider(OfflineProvider):
             )
         fixture_id, sample = options.key
         query = next((message.text for message in reversed(messages) if message.role == "user"), "")
-        earlier = self.answers.get((fixture_id, sample))
-        if earlier is None or self.queries.get(fixture_id) != query:
+        earlier = self._answers.get((fixture_id, sample))
+        if earlier is None or self._queries.get(fixture_id) != query:
             why = "its query changed" if earlier is not None else "it has no reached answer there"
             raise ProviderFailure.final_for_fixture(
                 "not_dispatched",

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from fakes.fake_anthropic import FakeAnthropic
-from fakes.fake_http import Drop, Malformed, Slow, Truncated, after, query_is
+from fakes.fake_http import Drop, Malformed, Reply, Slow, Truncated, after, query_is
 from fakes.fake_openai import FakeOpenAI, RawArguments
 from mcp_evals.answers import GenerateOptions
 from mcp_evals.catalog.model import Catalog
@@ -386,6 +386,25 @@ def test_an_openai_compatible_server_that_refuses_required_tool_choice_falls_bac
     selects = {fixture.id for fixture in fixtures if fixture.kind == "select"}
     assert {result.mode for result in run.results if result.fixture_id in selects} == {"auto_instructed"}
     assert read_results(run.path).header.tool_choice == "auto_instructed"
+
+
+def test_a_server_that_crashes_on_required_tool_choice_falls_back_once_as_llama_cpp_needs(
+    tmp_path: Path, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
+) -> None:
+    # llama-cpp-python's server answers tool_choice "required" with an empty HTTP 500
+    # (tests/providers/test_llama_cpp.py runs the real one where it is installed).
+    fixtures = helpdesk_fixtures[:8]
+    crash = Reply(500, {"error": {"message": "", "type": "internal_server_error"}})
+    with FakeOpenAI(key=None) as fake:
+        fake.script(crash, when=lambda request: request.json.get("tool_choice") == "required", times=None)
+        run = run_fixtures(tmp_path, openai_for(fake, helpdesk_catalog, "smollm2"), fixtures)
+        choices = [request.json["tool_choice"] for request in fake.model_requests()]
+    assert choices.count("required") == 1  # found out once, by the warm-up; never retried as an outage
+    assert run.outcome.complete and run.outcome.forced_rejected
+    selects = {fixture.id for fixture in fixtures if fixture.kind == "select"}
+    assert {result.mode for result in run.results if result.fixture_id in selects} == {"auto_instructed"}
+    [note] = [note for note in read_results(run.path).header.notes if "rejects forced tool use" in note]
+    assert 'in answer to tool_choice "required"' in note
 
 
 def test_a_server_that_accepts_required_but_ignores_it_is_noted_and_its_answers_stand(

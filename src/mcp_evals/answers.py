@@ -163,7 +163,9 @@ class Message:
 
     @property
     def text(self) -> str:
-        return "\n".join(part.text for part in self.parts if isinstance(part, Text))
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(part.text for part in self.content if isinstance(part, Text))
 
     @property
     def tool_uses(self) -> list[ToolUse]:

@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, ClassVar, Literal
 
 from mcp_evals.answers import (
@@ -99,6 +100,7 @@ class AnthropicProvider(HttpProvider):
     def __init__(self, settings: ProviderSettings) -> None:
         super().__init__(settings)
         self._own = own_settings(AnthropicSettings, settings)
+        self._model_json = b'{"model":' + compact_json(settings.model)
 
     # -- the interface ---------------------------------------------------------------------------
 
@@ -191,10 +193,7 @@ class AnthropicProvider(HttpProvider):
     ) -> bytes:
         """The Messages body, assembled from pre-serialized parts so the cached prefix never changes."""
         cache = options.cache != "off"
-        parts = [
-            b'{"model":' + compact_json(self.settings.model),
-            b'"max_tokens":' + compact_json(options.max_tokens),
-        ]
+        parts = [self._model_json, b'"max_tokens":' + str(options.max_tokens).encode()]
         if self._sends_temperature(options):
             parts.append(b'"temperature":' + compact_json(options.temperature))
         if tools:
@@ -207,7 +206,7 @@ class AnthropicProvider(HttpProvider):
         if system:
             parts.append(b'"system":' + system)
         if tools and tool_choice is not None:
-            parts.append(b'"tool_choice":' + compact_json(_tool_choice(tool_choice)))
+            parts.append(b'"tool_choice":' + _tool_choice(tool_choice))
         rendered = [_message(message) for message in messages if message.role != "system"]
         if options.cache == "conversation":
             rendered = _mark_last_block(rendered)
@@ -363,10 +362,11 @@ def _tool(spec: ToolSpec) -> dict[str, Any]:
     return definition
 
 
-def _tool_choice(choice: ToolChoice) -> dict[str, Any]:
+@cache
+def _tool_choice(choice: ToolChoice) -> bytes:
     if choice.kind == "tool":
-        return {"type": "tool", "name": choice.name}
-    return {"type": choice.kind}
+        return compact_json({"type": "tool", "name": choice.name})
+    return compact_json({"type": choice.kind})
 
 
 def _message(message: Message) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
+from functools import cache, partial
 from typing import Any, ClassVar
 
 from mcp_evals.answers import (
@@ -104,14 +104,14 @@ class OpenAIProvider(HttpProvider):
         limit_key = "max_completion_tokens" if self._reasoning_model else "max_tokens"
         parts = [
             b'{"model":' + compact_json(self.settings.model),
-            f'"{limit_key}":'.encode() + compact_json(options.max_tokens),
+            f'"{limit_key}":{options.max_tokens}'.encode(),
         ]
         if options.temperature is not None and not self._reasoning_model:
             parts.append(b'"temperature":' + compact_json(options.temperature))
         if tools:
             parts.append(b'"tools":' + self._remembered(("tools", id(tools)), lambda: _tools(tools), tools))
             if tool_choice is not None:
-                parts.append(b'"tool_choice":' + compact_json(_tool_choice(tool_choice)))
+                parts.append(b'"tool_choice":' + _tool_choice(tool_choice))
         rendered: list[bytes] = []
         instruct = tool_choice is not None and tool_choice.instructed
         for message in messages:
@@ -261,10 +261,11 @@ def _system(message: Message) -> bytes:
     return compact_json({"role": "system", "content": message.text})
 
 
-def _tool_choice(choice: ToolChoice) -> Any:
+@cache
+def _tool_choice(choice: ToolChoice) -> bytes:
     if choice.kind == "tool":
-        return {"type": "function", "function": {"name": choice.name}}
-    return "required" if choice.kind == "any" else choice.kind
+        return compact_json({"type": "function", "function": {"name": choice.name}})
+    return compact_json("required" if choice.kind == "any" else choice.kind)
 
 
 def _messages(message: Message) -> list[dict[str, Any]]:

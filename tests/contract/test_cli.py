@@ -345,7 +345,7 @@ def test_a_scaffolded_case_says_what_to_fill_in(project: Project, capsys: pytest
     values are written the case validates and runs."""
     import anyio
 
-    from mcp_evals.servers.harness import Harness, HarnessError
+    from mcp_evals.serve.harness import Harness, HarnessError
 
     config = project.config([{"name": "helpdesk", **helpdesk(cwd=str(project.root))}])
     harness = Harness(project.setup(), config_path=config)

@@ -23,7 +23,8 @@ from mcp_evals.catalog.snapshot import write_snapshot
 from mcp_evals.cli import cli
 from mcp_evals.github.event import Event
 from mcp_evals.github.inputs import read_inputs
-from mcp_evals.providers.registry import KEY_VARIABLES, PAID_PROVIDERS, PROVIDERS, choose_provider
+from mcp_evals.provider_registry import PROVIDERS
+from mcp_evals.providers.registry import choose_provider
 
 LABELS = {
     "Anthropic Messages API": "anthropic",
@@ -65,7 +66,7 @@ def write_config(root: Path, configured: str | None, model: str | None) -> Path:
 
 
 def cli_choice(config: Path, keys: dict[str, str]) -> str:
-    environ = {variable: "" for variable in KEY_VARIABLES} | keys
+    environ = {variable: "" for variable in PROVIDERS.key_variables()} | keys
     result = CliRunner().invoke(cli, ["run", "--config", str(config), "--dry"], env=environ)
     assert result.exit_code == 0, result.output
     match = re.search(r"nothing billable is sent \((.+)\)\n", result.output)
@@ -97,7 +98,7 @@ def test_cli_and_action_choose_the_same_provider(
     from_action = action_choice(config, KEYS[keys])
     if from_action is None:  # the Action skips a paid eval it has no key for, never downgrades
         key_missing = PROVIDERS[from_cli].key_env_var not in KEYS[keys]
-        assert (from_cli == "lexical" and keys == "none") or (from_cli in PAID_PROVIDERS and key_missing)
+        assert (from_cli == "lexical" and keys == "none") or (PROVIDERS[from_cli].paid and key_missing)
     else:
         assert from_action == from_cli
     expected = choose_provider(None, configured, KEYS[keys], model).name
@@ -115,7 +116,7 @@ def test_with_both_keys_the_model_decides() -> None:
 
 def test_registry_lists_each_provider_once_with_its_key_variable() -> None:
     assert list(PROVIDERS) == ["anthropic", "openai", "lexical", "replay"]
-    assert KEY_VARIABLES == ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
-    for entry in PROVIDERS.values():
+    assert PROVIDERS.key_variables() == ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+    for entry in PROVIDERS.entries():
         assert entry.load().name == entry.name
-    assert json.dumps(PAID_PROVIDERS) == '["anthropic", "openai"]'
+    assert json.dumps(PROVIDERS.names(lambda entry: entry.paid)) == '["anthropic", "openai"]'

@@ -22,10 +22,11 @@ from mcp_evals.catalog.model import ServerInfo, build_catalog
 from mcp_evals.catalog.snapshot import write_snapshot
 from mcp_evals.cli import cli
 from mcp_evals.github.event import Event
-from mcp_evals.github.inputs import read_inputs
-from mcp_evals.provider_registry import PROVIDERS
+from mcp_evals.github.inputs import key_input, read_inputs
+from mcp_evals.provider_registry import BUILTIN, PROVIDERS, ProviderEntry
 from mcp_evals.providers.registry import choose_provider
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
 LABELS = {
     "Anthropic Messages API": "anthropic",
     "OpenAI-compatible Chat Completions": "openai",
@@ -120,3 +121,31 @@ def test_registry_lists_each_provider_once_with_its_key_variable() -> None:
     for entry in PROVIDERS.entries():
         assert entry.load().name == entry.name
     assert json.dumps(PROVIDERS.names(lambda entry: entry.paid)) == '["anthropic", "openai"]'
+
+
+@pytest.mark.parametrize("entry", BUILTIN, ids=lambda entry: entry.name)
+def test_each_entry_says_what_its_class_can_do(entry: ProviderEntry) -> None:
+    """The registry's capabilities are read before any provider is imported: they must be the class's."""
+    provider_class = entry.load()
+    assert provider_class.name == entry.name
+    assert entry.paid == provider_class.uses_network
+    assert entry.sessions == provider_class.supports_turns
+    assert entry.conversation == provider_class.supports_conversation
+    assert entry.batch == provider_class.supports_batch
+    assert entry.tool_search == provider_class.supports_tool_search
+
+
+def test_the_action_and_the_docs_list_the_built_in_providers() -> None:
+    names = [entry.name for entry in BUILTIN]
+    inputs = yaml.safe_load((REPO_ROOT / "action.yml").read_text("utf-8"))["inputs"]
+    assert inputs["provider"]["description"].startswith(" | ".join(names) + ". ")
+    for entry in BUILTIN:
+        if entry.paid:
+            assert f"secrets.{entry.key_env_var} }}}}" in inputs[key_input(entry)]["description"]
+            assert f"{entry.default_model} ({entry.name})" in inputs["model"]["description"]
+    action_md = (REPO_ROOT / "docs" / "action.md").read_text("utf-8")
+    assert " \\| ".join(f"`{name}`" for name in names) in action_md
+    runnable = ", ".join(f"`{entry.name}`" for entry in BUILTIN if not entry.replays)
+    assert f"| `run_selection_eval` | `provider` ({runnable})" in (
+        REPO_ROOT / "docs" / "contract.md"
+    ).read_text("utf-8")

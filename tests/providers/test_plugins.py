@@ -169,8 +169,10 @@ def test_a_run_is_answered_by_it_in_a_process_of_its_own(site: Path, project: Pa
     environ = {key: value for key, value in os.environ.items() if not key.endswith("_API_KEY")}
     environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), environ.get("PYTHONPATH")]))
     results = project.parent / "results.ndjson"
+    project.write_text(project.read_text("utf-8").replace("provider: dummy", "samples: 1"), "utf-8")
+    command = ["run", "--config", str(project), "--provider", "dummy", "--results", str(results)]
     finished = subprocess.run(
-        [sys.executable, "-m", "mcp_evals", "run", "--config", str(project), "--results", str(results)],
+        [sys.executable, "-m", "mcp_evals", *command],
         cwd=project.parent,
         env=environ,
         capture_output=True,

@@ -1,5 +1,5 @@
 """contract/ imports only its layer: config, catalog, servers, fixtures, providers, report.escape, output,
-and the leaves (answers: the messages the judge asks with)."""
+and the leaves (answers: the messages the judge asks with; provider_registry: the list of providers)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ ALLOWED = (
     "mcp_evals.report.escape",
     "mcp_evals.output",
     "mcp_evals.answers",
+    "mcp_evals.provider_registry",
     "mcp_evals.errors",
     "mcp_evals.strict",
     "mcp_evals.wording",

@@ -115,6 +115,12 @@ class History:
                     connection.executescript(_SCHEMA)
                     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             return
+        if "case_results" in tables and "cases" not in tables:
+            raise InputFileError(
+                f"{self.path}: an mcp-eval-runner history, not an mcp-evals one",
+                hint=f"import its runs with `mcp-evals import mcp-eval-runner-history {self.path}`, and "
+                "point --db (or contract.history) at another file",
+            )
         if version != SCHEMA_VERSION or "runs" not in tables:
             raise InputFileError(
                 f"{self.path}: a history database of another version ({version}); this mcp-evals reads "

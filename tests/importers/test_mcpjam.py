@@ -146,3 +146,19 @@ def test_an_openai_compatible_provider_and_a_wrong_file(
         and "servers.x): a server needs `command` (stdio) or `url`" in refused.err
     )
     assert not (tmp_path / "other").exists()
+
+
+def test_a_file_in_the_way_stops_the_whole_import(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    tests, environment = write_mcpjam(tmp_path, tmp_path / "graph.jsonl")
+    (tmp_path / "fixtures").mkdir()
+    (tmp_path / "fixtures" / "mcpjam.yaml").write_text("fixtures: []  # mine\n")
+    outcome = run_main(capsys, "import", "mcpjam", tests, environment)
+    assert outcome.code == 3
+    assert "fixtures/mcpjam.yaml exists: an import never writes over a file" in outcome.err
+    assert not (tmp_path / "mcp-evals.yaml").exists()  # nothing was written: all files or none
+    assert (tmp_path / "fixtures" / "mcpjam.yaml").read_text() == "fixtures: []  # mine\n"
+    inputs = run_main(capsys, "import", "mcpjam", tests, environment, "--out", tmp_path / "x")
+    assert inputs.code == 0

@@ -54,24 +54,26 @@ BUDGET = {
     "maxTools": ("max_tools", "C003"),
 }
 KEYS = (
-    Key("disable: [rule ids]", "`lint.rules: {ID: false}` (by the table below)", "same"),
-    Key("tokenBudget.totalBudget", "`lint.thresholds.max_catalog_tokens` (T001)", "same"),
-    Key("tokenBudget.perToolBudget", "`lint.thresholds.max_tool_tokens` (T002)", "same"),
+    Key("`disable: [rule ids]`", "`lint.rules: {ID: false}` (by the table below)", "same"),
+    Key("`tokenBudget.totalBudget`", "`lint.thresholds.max_catalog_tokens` (T001)", "same"),
+    Key("`tokenBudget.perToolBudget`", "`lint.thresholds.max_tool_tokens` (T002)", "same"),
     Key(
-        "tokenBudget.maxTools",
+        "`tokenBudget.maxTools`",
         "`lint.thresholds.max_tools` (C003)",
         "changed",
         "C003 is a warning (their T004 is info)",
     ),
     Key("a snapshot `{serverName, tools}` or a bare array", "`servers: [{snapshot: FILE}]`", "same"),
-    Key("--stdio CMD / a URL (with --header)", "`servers: [{command, args}]` / `[{url, headers}]`", "same"),
+    Key(
+        "`--stdio CMD` / a URL (with `--header`)", "`servers: [{command, args}]` / `[{url, headers}]`", "same"
+    ),
     Key(
         "the grade (weights D .3, S .3, N .15, T .15, C .1)",
         "our grade",
         "changed",
         "our weights differ (docs/lint.md)",
     ),
-    Key("other keys of .mcpgraderc.json", "—", "refused", "mcpgrade reads no others"),
+    Key("other keys of `.mcpgraderc.json`", "—", "refused", "mcpgrade reads no others"),
 )
 
 

@@ -38,52 +38,55 @@ OPENAI_COMPATIBLE = {
     "ollama": "http://127.0.0.1:11434/v1",
 }
 KEYS = (
-    Key("title", "`id` (as a slug) and `notes`", "same"),
-    Key("query", "`query`", "same"),
+    Key("`title`", "`id` (as a slug) and `notes`", "same"),
+    Key("`query`", "`query`", "same"),
     Key(
-        "expectedToolCalls (one tool)",
+        "`expectedToolCalls` (one tool)",
         "`expected_tools: [tool]`",
         "changed",
         "MCPJam lets an agent loop call it at any turn; here the model's first call, in one turn, must be it",
     ),
     Key(
-        "expectedToolCalls (several tools)",
+        "`expectedToolCalls` (several tools)",
         "`expected_tools: [first]`, the rest in `notes`",
         "changed",
         "a fixture scores one call; a sequence of calls is a session task (docs/sessions.md)",
     ),
     Key(
-        "expectedToolCalls: []",
+        "`expectedToolCalls: []`",
         "—",
         "refused",
         "nothing to score; write a `kind: refuse` fixture if no tool fits",
     ),
-    Key("runs", "`run.samples`", "changed", "one setting for the whole run: the largest `runs`"),
+    Key("`runs`", "`run.samples`", "changed", "one setting for the whole run: the largest `runs`"),
     Key(
-        "model, provider (anthropic, openai)",
+        "`model`, `provider` (anthropic, openai)",
         "`run.model`, `run.provider`",
         "changed",
         "one model for the run: the most used",
     ),
     Key(
-        "provider (openrouter, deepseek, ollama)",
+        "`provider` (openrouter, deepseek, ollama)",
         "`run.provider: openai` with `run.base_url`",
         "changed",
         "an OpenAI-compatible endpoint; the key is read from OPENAI_API_KEY",
     ),
-    Key("advancedConfig.system", "`system_prompt`", "changed", "one prompt for every fixture"),
-    Key("advancedConfig.temperature", "`run.temperature`", "changed", "one setting for the run"),
+    Key("`advancedConfig.system`", "`system_prompt`", "changed", "one prompt for every fixture"),
+    Key("`advancedConfig.temperature`", "`run.temperature`", "changed", "one setting for the run"),
     Key(
-        "advancedConfig.toolChoice, judgeRequirement", "—", "refused", "no equivalent in a tool-selection run"
+        "`advancedConfig.toolChoice`, `judgeRequirement`",
+        "—",
+        "refused",
+        "no equivalent in a tool-selection run",
     ),
     Key(
-        "servers.NAME.command, args, env",
+        "`servers.NAME`: `command`, `args`, `env`",
         "`servers[].command`, `args`, `env`",
         "changed",
         "the server gets PATH, HOME, the locale and its `env`, not the whole environment",
     ),
-    Key("servers.NAME.url, requestInit.headers", "`servers[].url`, `headers`", "same"),
-    Key("servers.NAME.timeout", "`servers[].timeout`", "changed", "milliseconds there, seconds here"),
+    Key("`servers.NAME`: `url`, `requestInit.headers`", "`servers[].url`, `headers`", "same"),
+    Key("`servers.NAME.timeout`", "`servers[].timeout`", "changed", "milliseconds there, seconds here"),
 )
 
 

@@ -33,19 +33,21 @@ from mcp_evals.importers.plan import Key
 PEER = "mcp-eval-runner"
 KEYS = (
     Key(
-        "runs.suite_name",
+        "`runs.suite_name`",
         "the suite (`--suite`, default the config's)",
         "changed",
         "its suites are 'default' or a case's name; ours is one suite per project",
     ),
-    Key("runs.id, started_at, ended_at", "`run_id` (sortable), `started_at`, `finished_at`", "same"),
+    Key("`runs`: `id`, `started_at`, `ended_at`", "`run_id` (sortable), `started_at`, `finished_at`", "same"),
     Key(
-        "case_results.case_name, duration_ms, error_message",
+        "`case_results`: `case_name`, `duration_ms`, `error_message`",
         "each case's `name`, `duration_ms`, `error`",
         "same",
     ),
-    Key("case_results.status pass / fail / error", "`passed` / `failed` / `failed` with the error", "same"),
-    Key("case_results.assertions_json", "each step's assertions (kind, status, message)", "same"),
+    Key(
+        "`case_results.status`: pass / fail / error", "`passed` / `failed` / `failed` with the error", "same"
+    ),
+    Key("`case_results.assertions_json`", "each step's assertions (kind, status, message)", "same"),
     Key(
         "the mode (not recorded there)",
         "`live` or `simulation`, from the case file",

@@ -376,3 +376,18 @@ def test_validate_reports_every_problem_of_every_case(
     assert again.out.splitlines()[-1] == (
         "FAILED: 4 cases: 1 checked against a catalog, 3 whose server cannot be started; 6 problems"
     )
+
+
+def test_validate_reports_a_config_server_that_does_not_start_once(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.config([{"name": "gone", "command": "mcp-evals-no-such-binary"}])
+    project.case("first", [{"id": "x", "tool": "pid"}])
+    project.case("second", [{"id": "x", "tool": "pid"}])
+    outcome = contract(capsys, "validate", "--config", project.config_path)
+    assert outcome.code == 1
+    [line] = [line for line in outcome.out.splitlines() if "could not be started" in line]
+    assert "and 1 more (server): the server could not be started or read (cases 'first', 'second')" in line
+    assert outcome.out.splitlines()[-1] == (
+        "FAILED: 2 cases: 0 checked against a catalog, 2 whose server cannot be started; 1 problem"
+    )

@@ -179,6 +179,10 @@ def test_the_default_folder_is_evals_as_there(project: Path, capsys: pytest.Capt
     assert outcome.code == 0
     assert "PASS  one  (simulation, 1 step" in outcome.out
     assert "mcp-eval-runner compatibility:" in outcome.err
+    (project / "evals" / "one.yaml").unlink()
+    (project / "evals" / "catalog.lock.json").write_text('{"format": "mcp-evals.catalog/1"}')
+    ours = run_main(capsys, "contract", "--no-history")  # a folder without cases is not its folder
+    assert ours.code == 3 and ours.err.startswith("error: evals/contract: cases folder not found")
 
 
 def runner_server(**extra: Any) -> dict[str, Any]:

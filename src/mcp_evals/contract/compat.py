@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Literal
 
 from mcp_evals.contract.chaining import find_references
-from mcp_evals.contract.load import CASE_SUFFIXES, ContractSetup
+from mcp_evals.contract.load import ContractSetup, case_files, load_case
 from mcp_evals.contract.model import Case, CaseServer, LlmJudge
-from mcp_evals.errors import ConfigError
+from mcp_evals.errors import ConfigError, McpEvalsError
 
 RUNNER = "mcp-eval-runner"
 CompatChoice = Literal["auto", "mcp-eval-runner", "none"]
@@ -116,11 +116,18 @@ def default_folder(setup: ContractSetup) -> Path | None:
     if setup.config is not None or setup.cases_folder is not None or setup.cases_dir.exists():
         return None
     folder = setup.base_dir / "evals"
-    if folder.is_dir() and any(
-        path.is_file() and path.suffix.lower() in CASE_SUFFIXES for path in folder.iterdir()
-    ):
+    if folder.is_dir() and any(_loads(path) for path in case_files(folder)):
         return folder
     return None
+
+
+def _loads(path: Path) -> bool:
+    """True when the file is a case (a lock file or a fixture list beside it is not)."""
+    try:
+        load_case(path)
+    except McpEvalsError:
+        return False
+    return True
 
 
 def runner_setup(setup: ContractSetup) -> ContractSetup:

@@ -338,7 +338,7 @@ def _listings(
     """Each case's tools by name (from --catalog, a snapshot server, or the live server, read once),
     and one problem per server that could not be started or read, naming the cases that use it."""
     from mcp_evals.contract.load import target_of
-    from mcp_evals.contract.runner import session_config, snapshot_listing
+    from mcp_evals.contract.runner import server_listing
 
     by_case: dict[str, Any] = {}
     live: dict[str, Any] = {}
@@ -356,22 +356,17 @@ def _listings(
             by_case[case.name] = saved
         elif target.server is None:
             by_case[case.name] = None
-        elif target.server.snapshot:
-            by_case[case.name] = snapshot_listing(target.server, setup.config)
         else:
             key = target.server.model_dump_json()
             if key in failed:
                 failed[key][1].append(case)
                 continue
             if key not in live:
-                from mcp_evals.servers.client import list_server_tools
-
                 try:
-                    info = anyio.run(list_server_tools, target.server, session_config(setup, target.server))
+                    live[key] = anyio.run(server_listing, target.server, setup)
                 except McpEvalsError as error:
                     failed[key] = (error, [case])
                     continue
-                live[key] = {str(tool.get("name")): tool for tool in info.tools}
             by_case[case.name] = live[key]
     problems = []
     for failure, users in failed.values():

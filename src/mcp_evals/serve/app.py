@@ -109,7 +109,7 @@ def build_server(harness: Harness) -> Any:
         tool_names: Annotated[list[str], Field(min_length=1, description="One step per tool, in order.")],
     ) -> Written:
         """Write a case to fill in: one step per tool, with every assertion kind as a comment."""
-        return guard(lambda: harness.scaffold_fixture(name, tool_names))
+        return await guarded(lambda: harness.scaffold_fixture(name, tool_names))
 
     @server.tool(annotations=read_only)
     async def regression_report() -> ComparisonReport:

@@ -25,6 +25,7 @@ from mcp_evals.config.messages import dotted
 from mcp_evals.config.unions import ByShape
 from mcp_evals.config.variables import value_error
 from mcp_evals.errors import where
+from mcp_evals.provider_registry import RegisteredProvider
 from mcp_evals.strict import FileModel
 from mcp_evals.strict import StrictModel as StrictModel  # the strict base, re-exported for config sections
 
@@ -164,7 +165,7 @@ class RunOptions(StrictModel):
             )
         return data
 
-    provider: Literal["anthropic", "openai", "lexical", "replay"] | None = None
+    provider: RegisteredProvider | None = None
     model: str | None = None
     concurrency: int | None = Field(None, ge=1, le=256)
     samples: int = Field(1, ge=1, le=100)

@@ -12,8 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
-
+from mcp_evals import schema_refs
 from mcp_evals.contract.model import AssertionResult, Expect, Mode
 
 SNIPPET = 160
@@ -130,9 +129,14 @@ def check_matches(pattern: str, observed: Observed) -> AssertionResult:
 
 
 def schema_problem(schema: dict[str, Any], data: Any) -> str | None:
-    """The first way ``data`` breaks ``schema`` (with where), or None when it validates."""
-    validator_class = jsonschema.validators.validator_for(schema)
-    error = jsonschema.exceptions.best_match(validator_class(schema).iter_errors(data))
+    """The first way ``data`` breaks ``schema`` (with where), or None when it validates.
+
+    A schema that cannot check anything (a ``$ref`` leaving it, which is never fetched) is a problem.
+    """
+    try:
+        error = schema_refs.best_error(schema_refs.validator(schema), data)
+    except schema_refs.UnusableSchema as unusable:
+        return str(unusable)
     if error is None:
         return None
     where = "$" + "".join(

@@ -27,6 +27,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from mcp_evals import schema_refs
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.record.model import Usage
 from mcp_evals.score.arguments import SchemaValidators
@@ -84,8 +85,8 @@ def schema_rejects(call: CallRecord, catalog: Catalog, validators: SchemaValidat
     if validator is None:
         return False  # the tool's own schema is broken: not the model's fault
     try:
-        return any(True for _ in validator.iter_errors(call.arguments))
-    except Exception:  # e.g. an unresolvable $ref: the schema's fault, not the model's
+        return any(True for _ in schema_refs.iter_errors(validator, call.arguments))
+    except Exception:  # e.g. a $ref leaving the schema (never fetched): the schema's fault, not the model's
         return False
 
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from mcp_evals.config.documents import describe_validation_error, load_document, parse_json, parse_yaml
 from mcp_evals.errors import InputFileError, McpEvalsError
-from mcp_evals.output.files import atomic_write
+from mcp_evals.files import atomic_write
 from support.validate_helpers import write
 
 BILLION_LAUGHS = """\

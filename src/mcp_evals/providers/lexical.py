@@ -26,9 +26,9 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from mcp_evals.answers import ToolChoiceMode
 from mcp_evals.catalog.model import Tool
 from mcp_evals.providers.base import Answer, Job, OfflineProvider
-from mcp_evals.record.model import ToolChoiceMode
 
 K1 = 1.2
 B = 0.75

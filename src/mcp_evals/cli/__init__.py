@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from mcp_evals._version import __version__
-from mcp_evals.errors import EXIT_BAD_INPUT, McpEvalsError
+from mcp_evals.errors import EXIT_BAD_INPUT, McpEvalsError, user_facing
 
 # command name -> "module:attribute" (relative to this package)
 COMMANDS: dict[str, str] = {
@@ -121,7 +121,10 @@ def main(argv: list[str] | None = None) -> Any:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     try:
-        result = cli.main(args=args, prog_name="mcp-evals", standalone_mode=False)
+        try:
+            result = cli.main(args=args, prog_name="mcp-evals", standalone_mode=False)
+        except BaseExceptionGroup as group:  # errors from concurrent code: one exit path for all
+            raise user_facing(group) from None
     except click.exceptions.Exit as exit_:
         sys.exit(exit_.exit_code)
     except click.exceptions.Abort:

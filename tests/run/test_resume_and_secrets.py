@@ -77,6 +77,21 @@ def test_sigkill_mid_run_then_resume_finishes_without_redoing_or_losing_a_fixtur
     assert len(raw) == 56  # the file was rewritten: no duplicate lines either
 
 
+def test_resume_keeps_a_last_answer_that_lacks_its_newline(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    """The twin of the session records' case: a whole last line without its newline is an answer (a run
+    that starts rewrites the file whole, header and kept answers, so nothing is appended to it)."""
+    assert cli("run", "--config", project.config, "--results", project.results).code == 0
+    project.results.write_bytes(project.results.read_bytes().rstrip(b"\n"))
+    asked = len(anthropic_fake.model_requests())
+    resumed = cli("run", "--config", project.config, "--results", project.results, "--resume")
+    assert resumed.code == 0, resumed.err
+    assert len(anthropic_fake.model_requests()) == asked  # all 56 kept, none asked again
+    final = read_results(project.results)
+    assert len(final.results) == 56 and all(row.reached for row in final.results)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX here")
 def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(
     project: Project, anthropic_fake: FakeAnthropic

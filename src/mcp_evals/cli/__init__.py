@@ -16,6 +16,7 @@ import click
 
 from mcp_evals._version import __version__
 from mcp_evals.errors import EXIT_BAD_INPUT, McpEvalsError, user_facing
+from mcp_evals.files import forget_inputs
 
 # command name -> "module:attribute" (relative to this package)
 COMMANDS: dict[str, str] = {
@@ -120,6 +121,7 @@ def main(argv: list[str] | None = None) -> Any:
     """Console entry point: run the CLI and translate every outcome into an exit code."""
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
+    forget_inputs()  # the files this command reads are registered as it reads them (files.py)
     try:
         try:
             result = cli.main(args=args, prog_name="mcp-evals", standalone_mode=False)

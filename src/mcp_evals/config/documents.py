@@ -24,6 +24,7 @@ import yaml
 from pydantic import BaseModel
 
 from mcp_evals.errors import InputFileError, where
+from mcp_evals.files import register_input
 from mcp_evals.wording import shorten
 
 Location = tuple[str | int, ...]
@@ -189,6 +190,7 @@ def read_text(path: Path) -> str:
         if size > MAX_FILE_BYTES:
             raise InputFileError(f"{path}: file is {size} bytes; the limit is {MAX_FILE_BYTES}")
         raw = path.read_bytes()
+        register_input(path)  # no output of this command may replace it (files.py)
     except FileNotFoundError:
         raise InputFileError(f"{path}: file not found") from None
     except IsADirectoryError:

@@ -7,7 +7,7 @@ listings that page forever.
 SPEC: ``{"tools": [...], "paging": null | "same-cursor" | "endless", "calls": {"tool": BEHAVIOUR}}``
 where BEHAVIOUR is ``"hang"`` (never answers), ``{"text": "..."}`` or ``{"structured": {...}}``;
 a tool not named there answers its arguments back as JSON text. Each started process appends its
-pid to SPEC.pids, so a test can tell whether it is still alive.
+pid to SPEC.pids, so a test can tell whether it is still alive, and each call's tool to SPEC.calls.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ def main() -> None:
                 reply(message_id, {"tools": tools})
         elif method == "tools/call":
             name = params.get("name")
+            with open(f"{spec_path}.calls", "a", encoding="utf-8") as called:
+                called.write(f"{name}\n")
             behaviour = calls.get(name)
             if behaviour == "hang":
                 continue

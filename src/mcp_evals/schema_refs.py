@@ -5,17 +5,22 @@ Tool schemas are the server's, and so are their ``$ref``s. jsonschema's default 
 forgery primitive on a CI runner (cloud metadata endpoints) and a file reader. Here the registry
 holds the bundled metaschemas and the document itself; any other URI is refused, so a reference
 that leaves the document becomes a finding or a clear error (``OutsideReference``), never a fetch.
+A schema's ``pattern`` is the server's regular expression: it is matched with a time limit
+(``patterns.search``), so a pattern that backtracks forever makes the schema unusable, not the command hang.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
 
 import jsonschema
 import referencing
 import referencing.exceptions
 from jsonschema_specifications import REGISTRY as SPECIFICATIONS  # type: ignore[import-untyped]
+
+from mcp_evals import patterns
 
 
 class UnusableSchema(ValueError):
@@ -42,6 +47,19 @@ def _refuse(uri: str) -> referencing.Resource[Any]:
 _LOCAL_ONLY: referencing.Registry[Any] = SPECIFICATIONS.combine(referencing.Registry(retrieve=_refuse))  # type: ignore[call-arg]
 
 
+def _pattern(
+    validator: Any, pattern: Any, instance: Any, schema: Any
+) -> Iterator[jsonschema.ValidationError]:
+    """The ``pattern`` keyword, with the server's regular expression time-bounded (patterns.py)."""
+    if validator.is_type(instance, "string") and not patterns.search(pattern, instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@lru_cache(maxsize=16)
+def _bounded(cls: Any) -> Any:
+    return jsonschema.validators.extend(cls, {"pattern": _pattern})  # type: ignore[no-untyped-call]
+
+
 def validator(schema: Any, *, check: bool = False) -> Any:
     """A validator for ``schema`` (its ``$schema``'s draft, else 2020-12) that resolves local refs only.
 
@@ -50,7 +68,7 @@ def validator(schema: Any, *, check: bool = False) -> Any:
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     if check:
         cls.check_schema(schema)
-    return cls(schema, registry=_LOCAL_ONLY)
+    return _bounded(cls)(schema, registry=_LOCAL_ONLY)
 
 
 def check_schema(schema: Any) -> None:

@@ -19,6 +19,10 @@ ALLOWED = (
     "mcp_evals.strict",
     "mcp_evals.wording",
     "mcp_evals._version",
+    # leaves every layer may use: the JSON Schema factory, bounded user patterns, the one file writer
+    "mcp_evals.schema_refs",
+    "mcp_evals.patterns",
+    "mcp_evals.files",
 )
 
 

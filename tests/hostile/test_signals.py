@@ -45,7 +45,16 @@ def test_a_signal_during_a_hanging_call_stops_the_server(
     hostile.case("hangs", [{"id": "a", "tool": "lookup", "input": {"q": "x"}}])
     calls = Path(f"{hostile.spec}.calls")
     process = subprocess.Popen(
-        [sys.executable, "-m", "mcp_evals", "contract", "--config", str(hostile.config), "--timeout", "60000"],
+        [
+            sys.executable,
+            "-m",
+            "mcp_evals",
+            "contract",
+            "--config",
+            str(hostile.config),
+            "--timeout",
+            "60000",
+        ],
         env=cli_environment(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

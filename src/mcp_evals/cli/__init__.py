@@ -15,8 +15,8 @@ from typing import Any
 import click
 
 from mcp_evals._version import __version__
-from mcp_evals.errors import EXIT_BAD_INPUT, McpEvalsError, user_facing
 from mcp_evals.cli import stop
+from mcp_evals.errors import EXIT_BAD_INPUT, McpEvalsError, user_facing
 from mcp_evals.files import forget_inputs
 
 # command name -> "module:attribute" (relative to this package)

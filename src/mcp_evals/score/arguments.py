@@ -15,7 +15,7 @@ from typing import Any
 import jsonschema
 from pydantic import Field
 
-from mcp_evals import schema_refs
+from mcp_evals import patterns, schema_refs
 from mcp_evals.answers import ToolCall
 from mcp_evals.catalog.model import Tool
 from mcp_evals.fixtures.model import (
@@ -67,9 +67,11 @@ def match_expected(expectation: Expected, actual: Any, path: str) -> list[str]:
         return [f"{path}: expected it to contain {_short(expectation.contains)!r}, got {_short(actual)!r}"]
     if isinstance(expectation, Regex):
         try:
-            found = re.search(expectation.regex, _as_text(actual)) is not None
+            found = patterns.search(expectation.regex, _as_text(actual))
         except re.error as error:
             return [f"{path}: the fixture's regex {expectation.regex!r} is invalid ({error})"]
+        except patterns.PatternTimeout as error:
+            return [f"{path}: the fixture's {error}"]
         return (
             []
             if found

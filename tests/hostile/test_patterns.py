@@ -13,10 +13,9 @@ import pytest
 from conftest import Cli
 from fakes.fake_anthropic import Call, FakeAnthropic, Text
 from mcp_evals import patterns
-from mcp_evals.answers import ToolCall
 from mcp_evals.score.arguments import match_value
-from mcp_evals.session.model import AnswerCheck
 from mcp_evals.session.metrics import check_answer
+from mcp_evals.session.model import AnswerCheck
 
 from .conftest import HostileProject, tool
 
@@ -55,7 +54,6 @@ def test_only_patterns_that_cannot_backtrack_much_run_in_the_caller(pattern: str
 def test_a_fixture_matcher_that_never_ends_is_an_argument_problem_not_a_hang() -> None:
     problems = match_value({"regex": EVIL}, VICTIM, "q")
     assert len(problems) == 1 and "took longer than" in problems[0]
-    assert ToolCall  # the scoring path: score.arguments, as run and every report use it
 
 
 def test_a_session_answer_regex_that_never_ends_fails_the_check() -> None:
@@ -68,7 +66,9 @@ def test_contract_output_matches_fails_its_step_within_the_step_timeout(
 ) -> None:
     hostile.serve([tool("lookup", {"q": {"type": "string"}})], calls={"lookup": {"text": VICTIM}})
     hostile.configure()
-    hostile.case("evil", [{"id": "a", "tool": "lookup", "input": {"q": "x"}, "expect": {"output_matches": EVIL}}])
+    hostile.case(
+        "evil", [{"id": "a", "tool": "lookup", "input": {"q": "x"}, "expect": {"output_matches": EVIL}}]
+    )
     started = time.monotonic()
     result = cli("contract", "--config", hostile.config, "--timeout", "1000", "--no-history")
     assert time.monotonic() - started < 30
@@ -92,7 +92,17 @@ def test_a_session_answer_regex_honours_the_step_timeout(
     anthropic_fake.sessions["Look up q."] = [Call("lookup", {"q": "x"}), Text("word " * 30 + "!")]
     started = time.monotonic()
     result = cli(
-        "session", "--tasks", tasks, "--arm", "A", "--fault", "0", "--budget-usd", "1", "--results", tmp_path / "r"
+        "session",
+        "--tasks",
+        tasks,
+        "--arm",
+        "A",
+        "--fault",
+        "0",
+        "--budget-usd",
+        "1",
+        "--results",
+        tmp_path / "r",
     )
     assert time.monotonic() - started < 60
     assert result.code == 0, result.err

@@ -3,7 +3,6 @@ what finished is kept, and the exit status says which signal it was (143; 130 fo
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys

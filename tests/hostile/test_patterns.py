@@ -117,3 +117,15 @@ def test_a_schema_pattern_from_a_server_is_time_bounded_too() -> None:
     assert [error.message for error in schema_refs.errors({"pattern": r"^\d+$"}, "12x")] == [
         "'12x' does not match '^\\\\d+$'"
     ]
+
+
+def test_lint_probe_waits_the_servers_timeout_not_a_fixed_30_seconds(
+    hostile: HostileProject, cli: Cli
+) -> None:
+    """A server that never answers a call: each probe call waits the server's `timeout:` (here 10 s: the
+    handshake through the SDK shares it, and takes seconds on a loaded machine), not a fixed 30 s."""
+    hostile.serve([tool("lookup", {"q": {"type": "string"}})], calls={"lookup": "hang"})
+    config = hostile.configure([{"id": "a", "query": "look up q", "expected_tools": ["lookup"]}])
+    result = cli("lint", "--config", config, "--probe")  # was "within 30 s", whatever the config said
+    assert "Traceback" not in result.err
+    assert "no answer to tools/call 'lookup' within 10 s" in result.out, result.out

@@ -52,3 +52,63 @@ def test_serve_validate_fixtures_says_what_validate_says(
     assert served["coverage"] == expected["coverage"] and served["catalog_hash"] == expected["catalog_hash"]
     assert served["lock"] == expected["lock"] and served["lock"]["status"] != "matches"
     assert (served["errors"], served["warnings"]) == (expected["errors"], expected["warnings"])
+
+
+def test_serve_says_which_argument_is_wrong_in_its_own_words(tmp_path: Path) -> None:
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from mcp_evals.serve.app import build_server
+
+    server = build_server(Harness(ContractSetup.of(None, cwd=tmp_path)))
+
+    async def call() -> str:
+        try:
+            await server.call_tool("evaluate_deployment_gate", {"min_pass_rate": 1.5})
+        except ToolError as error:
+            return str(error)
+        return "no error"
+
+    message = anyio.run(call)
+    assert message == (
+        "evaluate_deployment_gate: bad arguments: "
+        "min_pass_rate: input should be less than or equal to 1 (got 1.5)"
+    )
+    assert "pydantic" not in message and "validation error for" not in message
+
+
+def test_serve_http_on_a_busy_port_is_one_message_and_a_free_one_prints_its_url(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    from conftest import cli_environment
+
+    argv = [sys.executable, "-m", "mcp_evals", "serve", "--http-port"]  # in a folder without a config
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        busy = subprocess.run(
+            [*argv, str(port)],
+            env=cli_environment(),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert busy.returncode == 3, busy.stderr
+    assert busy.stderr.startswith(
+        f"error: --http-port {port}: cannot listen on 127.0.0.1:{port} (another program"
+    )
+    assert "Traceback" not in busy.stderr and "ERROR:" not in busy.stderr
+
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        free = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [*argv, str(free)], env=cli_environment(), cwd=tmp_path, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    assert line == f"mcp-evals serve: Streamable HTTP at http://127.0.0.1:{free}/mcp (Ctrl-C to stop)\n"

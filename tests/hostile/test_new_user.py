@@ -16,6 +16,8 @@ from mcp_evals.config.load import load_config
 from mcp_evals.contract.load import ContractSetup
 from mcp_evals.serve.harness import Harness
 
+from .conftest import HostileProject, tool
+
 
 def locked_project(root: Path, snapshot: Path, cli: Cli) -> Path:
     """A snapshot config whose catalog lock lacks one of the live tools."""
@@ -112,3 +114,40 @@ def test_serve_http_on_a_busy_port_is_one_message_and_a_free_one_prints_its_url(
         process.terminate()
         process.wait(timeout=30)
     assert line == f"mcp-evals serve: Streamable HTTP at http://127.0.0.1:{free}/mcp (Ctrl-C to stop)\n"
+
+
+FIXTURE_TEXT = """fixtures:
+  - id: a
+    query: {query}
+    expected_tool: book
+    expected_args:
+      time: 9:30
+      confirm: no
+      also: '9:30'
+"""
+
+
+def test_yaml_1_1_values_are_shown_as_written_with_quotes_suggested(
+    hostile: HostileProject, cli: Cli
+) -> None:
+    properties = {
+        "time": {"type": "string"},
+        "confirm": {"type": "string", "enum": ["yes", "no"]},
+        "also": {"type": "string"},
+    }
+    hostile.serve([tool("book", properties)])
+    config = hostile.configure()
+    path = hostile.root / "fixtures" / "main.yaml"
+    path.write_text(FIXTURE_TEXT.format(query="Book the room at 9:30 sharp"))
+    result = cli("validate", "--config", config)
+    assert "expected_args.time: 570 does not fit" in result.out
+    assert '(the file says 9:30: write "9:30" in quotes for the text)' in result.out
+    assert '(the file says no: write "no" in quotes for the text)' in result.out
+    assert "expected_args.also" not in result.out  # quoted: the text it looks like
+    path.write_text(FIXTURE_TEXT.format(query="no"))
+    refused = cli("validate", "--config", config)
+    assert refused.code == 3
+    expected = (
+        'Input should be a valid string (the file says no, which YAML reads as false: write "no" in quotes'
+    )
+    assert expected in refused.err

@@ -23,6 +23,7 @@ from typing import Annotated, Any, Union, cast, get_args, get_origin
 import yaml
 from pydantic import BaseModel
 
+from mcp_evals.config import yaml11
 from mcp_evals.errors import InputFileError, where
 from mcp_evals.files import register_input
 from mcp_evals.wording import shorten
@@ -38,6 +39,7 @@ class Document:
     path: Path
     data: Any
     lines: dict[Location, int] = field(default_factory=dict)
+    sources: dict[Location, str] = field(default_factory=dict)  # plain scalars YAML 1.1 reads oddly (yaml11)
 
     def line_of(self, location: Location) -> int | None:
         """The line of the deepest known part of ``location`` (a pydantic ``loc`` works too)."""
@@ -98,6 +100,7 @@ class _Converter:
         self.loader = loader
         self.path = path
         self.lines: dict[Location, int] = {}
+        self.sources: dict[Location, str] = {}
         self.seen: set[int] = set()
 
     def fail(self, node: yaml.Node, message: str) -> InputFileError:
@@ -109,6 +112,8 @@ class _Converter:
         self.seen.add(id(node))
         self.lines[location] = node.start_mark.line + 1
         if isinstance(node, yaml.ScalarNode):
+            if node.tag != _STR and not node.style and yaml11.surprising(node.value):
+                self.sources[location] = node.value
             return node.value if node.tag == _STR else self.scalar(node)
         if len(location) > MAX_DEPTH:
             raise self.fail(node, f"nested more than {MAX_DEPTH} levels deep")
@@ -225,7 +230,7 @@ def parse_yaml(text: str, path: Path) -> Document:
         raise InputFileError(f"{path}: nested too deeply") from None
     finally:
         loader.dispose()
-    return Document(path=path, data=data, lines=converter.lines)
+    return Document(path=path, data=data, lines=converter.lines, sources=converter.sources)
 
 
 _INDENTATION_PROBLEMS = (
@@ -727,6 +732,7 @@ def describe_validation_error(
         message = problem.message
         if problem.kind == "extra_forbidden":
             message = unknown_key_message(model, loc[:-1], str(loc[-1]) if loc else "", schema)
+        message += yaml11.note(document.sources.get(full), problem.value)
         rows.append(f"{where(document.path, document.line_of(full), dotted(full) or None)}: {message}")
     more = len(problems) - limit
     if more > 0:

@@ -151,3 +151,27 @@ def test_yaml_1_1_values_are_shown_as_written_with_quotes_suggested(
         'Input should be a valid string (the file says no, which YAML reads as false: write "no" in quotes'
     )
     assert expected in refused.err
+
+
+def test_a_wrong_base_url_is_tried_twice_and_reported_with_the_url(
+    tmp_path: Path, helpdesk_snapshot: Path, cli: Cli, clean_env: object
+) -> None:
+    import socket
+    import time
+
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]  # closed again: nothing listens there
+    config = locked_project(tmp_path, helpdesk_snapshot, cli)
+    document = yaml.safe_load(config.read_text())
+    del document["catalog"]
+    config.write_text(yaml.safe_dump(document))
+    started = time.monotonic()
+    result = cli(
+        "run", "--config", config, "--provider", "openai", "--base-url", f"http://127.0.0.1:{port}/v1",
+        "--results", tmp_path / "r.ndjson",
+    )  # fmt: skip
+    elapsed = time.monotonic() - started
+    assert result.code == 2, result.err  # PRELIMINARY: the fixture never reached a model
+    assert f"cannot connect to the API at http://127.0.0.1:{port}/v1" in result.err
+    assert "check the base URL" in result.err
+    assert elapsed < 15  # one retry after a short wait, not six over 26 s

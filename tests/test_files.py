@@ -77,14 +77,13 @@ def test_check_writable_names_what_is_in_the_way_and_creates_nothing(tmp_path: P
 
 
 def test_a_file_this_process_read_is_never_replaced_unless_updated_on_purpose(tmp_path: Path) -> None:
-    from mcp_evals.files import forget_inputs, register_input, updates
+    from mcp_evals.files import command_inputs, register_input, updates
 
     config = tmp_path / "mcp-evals.yaml"
     config.write_text("servers: []\n")
     link = tmp_path / "link.yaml"
     link.symlink_to(config)
-    forget_inputs()
-    try:
+    with command_inputs():
         register_input(config)
         for output in (config, link):
             with (
@@ -97,7 +96,6 @@ def test_a_file_this_process_read_is_never_replaced_unless_updated_on_purpose(tm
         with atomic_write(config) as stream:
             stream.write("servers: [] # updated\n")
         assert config.read_text() == "servers: [] # updated\n"
-    finally:
-        forget_inputs()
-    with atomic_write(link) as stream:  # a new command has read nothing
+    register_input(config)  # outside a command (library use): nothing is guarded
+    with atomic_write(link) as stream:
         stream.write("new")

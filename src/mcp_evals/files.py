@@ -54,9 +54,30 @@ def _identity(path: Path) -> tuple[int, int] | Path:
     return (found.st_dev, found.st_ino)
 
 
+_guarding = False
+
+
+@contextmanager
+def command_inputs() -> Iterator[None]:
+    """While one command runs (the CLI wraps each in this): what it reads is registered and guarded.
+
+    Outside it — library use, a test between two commands — nothing is registered: a program that
+    reads a snapshot and writes it back on purpose is not refused.
+    """
+    global _guarding
+    forget_inputs()
+    _guarding = True
+    try:
+        yield
+    finally:
+        _guarding = False
+        forget_inputs()
+
+
 def register_input(path: Path, *, kind: str = "document") -> None:
-    """Remember that this process read ``path``: no output may replace it (see the module's docstring)."""
-    _READ.setdefault(_identity(path), (path, kind))
+    """Remember that this command read ``path``: no output may replace it (see the module's docstring)."""
+    if _guarding:
+        _READ.setdefault(_identity(path), (path, kind))
 
 
 def input_kind(path: Path) -> str | None:
@@ -67,11 +88,12 @@ def input_kind(path: Path) -> str | None:
 
 def updates(path: Path) -> None:
     """The command rewrites this input on purpose (the lock it refreshes, the results file it resumes)."""
-    _UPDATED.add(_identity(path))
+    if _guarding:
+        _UPDATED.add(_identity(path))
 
 
 def forget_inputs() -> None:
-    """A new command: nothing read yet (the CLI calls this first; tests run many commands per process)."""
+    """Nothing read yet (a new command; tests run many commands per process)."""
     _READ.clear()
     _UPDATED.clear()
 

@@ -17,7 +17,7 @@ import click
 from mcp_evals._version import __version__
 from mcp_evals.cli import stop
 from mcp_evals.errors import EXIT_BAD_INPUT, McpEvalsError, user_facing
-from mcp_evals.files import forget_inputs
+from mcp_evals.files import command_inputs
 
 # command name -> "module:attribute" (relative to this package)
 COMMANDS: dict[str, str] = {
@@ -123,13 +123,14 @@ def main(argv: list[str] | None = None) -> Any:
     """Console entry point: run the CLI and translate every outcome into an exit code."""
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
-    forget_inputs()  # the files this command reads are registered as it reads them (files.py)
     stop.install()  # SIGTERM stops the command as Ctrl-C does (stop.py)
     try:
-        try:
-            result = cli.main(args=args, prog_name="mcp-evals", standalone_mode=False)
-        except BaseExceptionGroup as group:  # errors from concurrent code: one exit path for all
-            raise user_facing(group) from None
+        # the files this command reads are registered as it reads them, and never written over (files.py)
+        with command_inputs():
+            try:
+                result = cli.main(args=args, prog_name="mcp-evals", standalone_mode=False)
+            except BaseExceptionGroup as group:  # errors from concurrent code: one exit path for all
+                raise user_facing(group) from None
     except click.exceptions.Exit as exit_:
         sys.exit(exit_.exit_code)
     except click.exceptions.Abort:

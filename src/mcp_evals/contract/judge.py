@@ -19,11 +19,11 @@ import anyio
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import JudgeOptions
 from mcp_evals.contract.model import AssertionResult, JudgeSpend, LlmJudge
+from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.providers.base import HttpRequest, ProviderSettings, Secret, compact_json
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.openai import OpenAIProvider
 from mcp_evals.providers.pricing import find_price
-from mcp_evals.providers.registry import PROVIDERS
 
 KIND = "llm_judge"
 MAX_TOKENS = 400

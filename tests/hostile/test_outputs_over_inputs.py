@@ -43,6 +43,16 @@ PATH_OPTIONS = {
     ("compare", "--out"): OUTPUT,
     ("compare", "--from"): INPUT,
     ("contract", "--config"): INPUT,
+    ("contract", "--fixtures"): INPUT,
+    ("contract validate", "--fixtures"): INPUT,
+    # the importers write new files only, "never over an existing file" (tests/importers)
+    ("import mcp-eval-runner-history", "--config"): INPUT,
+    ("import mcp-eval-runner-history", "--db"): OUTPUT,
+    ("import mcp-eval-runner-history", "--fixtures"): INPUT,
+    ("import mcpgrade", "--out"): NEVER_OVERWRITES,
+    ("import mcpgrade", "--snapshot"): INPUT,
+    ("import mcpjam", "--out"): NEVER_OVERWRITES,
+    ("import promptfoo", "--out"): NEVER_OVERWRITES,
     ("contract", "--out"): OUTPUT,
     ("contract", "--db"): OUTPUT,
     ("contract compare", "--config"): INPUT,
@@ -204,6 +214,12 @@ def scenarios(project: Project) -> dict[tuple[str, str], list[tuple[Argv, Path]]
             (lambda out: ["contract", "regression", *config, "--db", out], p.config)
         ],
         ("serve", "--db"): [(lambda out: ["serve", *config, "--db", out], p.config)],
+        ("import mcp-eval-runner-history", "--db"): [
+            (
+                lambda out: ["import", "mcp-eval-runner-history", p.root / "evals.db", *config, "--db", out],
+                p.config,
+            )
+        ],
         ("report", "--out"): [
             (lambda out: ["report", p.results, *config, "--out", out], target)
             for target in (p.results, p.config)

@@ -28,8 +28,23 @@ def test_every_catalog_of_the_set_is_labelled_and_every_source_is_named() -> Non
 
 
 def test_the_figures_docs_lint_md_quotes(result: CalibrationResult) -> None:
-    assert (result.hits_at_k, result.labelled_at_k, result.distinct_at_k) == (1, 6, 5)
-    assert (result.found, result.found_at_k, result.positives) == (3, 1, 6)
+    """Before the action, rarity and mention features: 1 of 6, 5 distinct, recall 3 of 6 (1 in a top 3)."""
+    assert (result.hits_at_k, result.labelled_at_k, result.distinct_at_k) == (4, 4, 0)
+    assert (result.found, result.found_at_k, result.positives) == (5, 4, 6)
+
+
+def test_firecrawls_three_observed_confusions_are_predicted(result: CalibrationResult) -> None:
+    [firecrawl] = [catalog for catalog in result.catalogs if catalog.name == "firecrawl-mcp"]
+    assert firecrawl.missed == []
+
+
+def test_no_pair_certainly_distinct_is_in_any_catalogs_top_3(result: CalibrationResult) -> None:
+    assert [
+        (catalog.name, pair.tools)
+        for catalog in result.catalogs
+        for pair in catalog.top
+        if pair.label == "distinct"
+    ] == []
 
 
 def test_a_label_naming_a_tool_the_catalog_lacks_is_bad_input(tmp_path: Path) -> None:

@@ -64,9 +64,17 @@ def test_filesystem_documents_none_of_its_paths(reports: dict[str, LintReport]) 
     )
 
 
-def test_memory_predicts_its_create_and_delete_relations_pair(reports: dict[str, LintReport]) -> None:
+def test_memory_predicts_the_pair_a_model_confused_and_no_create_delete_pair(
+    reports: dict[str, LintReport],
+) -> None:
+    """mcpgrade's calibration saw create_relations taken for create_entities; create and delete of one
+    object are opposite actions, which a request tells apart."""
     report = reports["memory"]
-    assert ("create_relations", "delete_relations") in [pair.tools for pair in report.predicted_pairs]
+    pairs = [pair.tools for pair in report.predicted_pairs]
+    assert ("create_entities", "create_relations") in pairs
+    assert not any(
+        {first.split("_")[0], second.split("_")[0]} == {"create", "delete"} for first, second in pairs
+    )
     assert {"S001", "C001", "D005"} <= rules(report)
 
 
@@ -107,8 +115,11 @@ def test_the_helpdesk_prediction_against_the_lexical_baseline(tmp_path: Path, ru
     assert linted.returncode == 0, linted.stderr
     check = LintReport.model_validate_json(linted.stdout).prediction
     assert check is not None and check.catalog_matches
-    assert (check.predicted, check.hits, check.observed) == (1, 0, 19)
+    assert (check.predicted, check.hits, check.observed) == (4, 0, 19)
     assert [pair.tools for pair in LintReport.model_validate_json(linted.stdout).predicted_pairs] == [
-        ("get_customer", "get_subscription")
+        ("search_tickets", "list_tickets"),
+        ("list_invoices", "get_invoice"),
+        ("search_articles", "get_article"),
+        ("issue_refund", "apply_account_credit"),
     ]
     assert not any(pair.predicted for pair in check.observed_pairs)

@@ -47,6 +47,14 @@ class ProbeResult:
     text: str
 
 
+@dataclass(frozen=True)
+class ProbeSkip:
+    """A tool the probe did not call, and why."""
+
+    tool: str
+    reason: str
+
+
 @dataclass
 class LintContext:
     """The inputs of one lint run and the analyses computed from them on first use."""

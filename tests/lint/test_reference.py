@@ -6,6 +6,9 @@ findings asserted here are the ones docs/lint.md quotes.
 
 from __future__ import annotations
 
+import importlib.metadata
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,7 @@ from conftest import HELPDESK, RunCli
 from mcp_evals.lint.engine import lint
 from mcp_evals.lint.model import LintReport
 from mcp_evals.servers.extract import extract_catalog
-from support.catalog_helpers import PYTHON, node_server, write_config
+from support.catalog_helpers import PYTHON, REPO_ROOT, node_server, write_config
 
 SERVERS = {
     "memory": ("mcp-server-memory", []),
@@ -123,3 +126,62 @@ def test_the_helpdesk_prediction_against_the_lexical_baseline(tmp_path: Path, ru
         ("issue_refund", "apply_account_credit"),
     ]
     assert not any(pair.predicted for pair in check.observed_pairs)
+
+
+REFERENCE = REPO_ROOT / "tests" / "reference-servers"
+MEASURED = re.compile(
+    r"Measured on\s+`@modelcontextprotocol/server-everything`, `-filesystem` and `-memory` "
+    r"(?P<servers>[\d.]+), "
+    r"whose SDK is\s+`@modelcontextprotocol/sdk` (?P<sdk>[\d.]+) with `zod` (?P<zod>[\d.]+).*?"
+    r"`mcp-server-time` (?P<time>[\d.]+)",
+    re.DOTALL,
+)
+
+
+def measured_versions() -> dict[str, str]:
+    docs = (REPO_ROOT / "docs" / "lint.md").read_text("utf-8")
+    found = MEASURED.search(docs)
+    assert found, "docs/lint.md no longer states the versions the reference grades were measured on"
+    servers = found["servers"]
+    return {
+        "node_modules/@modelcontextprotocol/server-everything": servers,
+        "node_modules/@modelcontextprotocol/server-filesystem": servers,
+        "node_modules/@modelcontextprotocol/server-memory": servers,
+        "node_modules/@modelcontextprotocol/sdk": found["sdk"],
+        "node_modules/zod": found["zod"],
+        "mcp-server-time": found["time"],
+    }
+
+
+def test_the_lockfile_pins_the_versions_docs_lint_md_states() -> None:
+    wanted = measured_versions()
+    lock = json.loads((REFERENCE / "package-lock.json").read_text("utf-8"))
+    assert {key: lock["packages"][key]["version"] for key in wanted if key.startswith("node_modules/")} == {
+        key: value for key, value in wanted.items() if key.startswith("node_modules/")
+    }
+    declared = json.loads((REFERENCE / "package.json").read_text("utf-8"))["dependencies"]
+    assert set(declared.values()) == {
+        wanted["node_modules/@modelcontextprotocol/server-memory"]
+    }  # exact pins
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text("utf-8")
+    assert f'"mcp-server-time=={wanted["mcp-server-time"]}"' in pyproject
+
+
+def test_the_installed_servers_are_the_ones_the_grades_were_measured_on() -> None:
+    node_server("mcp-server-memory")  # fails in CI, skips elsewhere, when `npm ci` has not run
+    wanted = measured_versions()
+    for key, version in wanted.items():
+        if key.startswith("node_modules/"):
+            installed = json.loads((REFERENCE / key / "package.json").read_text("utf-8"))["version"]
+            assert installed == version, (
+                f"{key} {installed} is installed; run `npm ci` in tests/reference-servers"
+            )
+    assert importlib.metadata.version("mcp-server-time") == wanted["mcp-server-time"]
+
+
+def test_a_missing_reference_server_fails_in_ci_and_never_skips_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="scripts/bootstrap must run `npm ci`"):
+        node_server("mcp-server-that-is-not-installed")

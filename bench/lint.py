@@ -10,10 +10,12 @@ snapshot through a `snapshot:` server, in one of two shapes:
   same but for a number in its name and description (every pair is a near copy).
 
 Then it times `mcp-evals lint` as a fresh process (interpreter start, imports, reading the files and
-every output format included; its peak memory too) and the lint itself in this process (``lint()``
-on the loaded catalog and fixtures).
+every output format included; wall and CPU time, and its peak memory) and the lint itself in this
+process (``lint()`` on the loaded catalog and fixtures).
 
-Targets: 500 tools in under 2 s; 2,000 tools, either shape, in at most 5 s and 400 MB.
+Targets: 500 tools in under 2 s; 2,000 tools, either shape, in at most 5 s and 400 MB. `--check`
+judges the CPU time (the lint uses one core: on an idle machine that is its wall time; on a shared
+machine the wall time measures the neighbours).
 
     .venv/bin/python bench/lint.py [--tools 500] [--shape realistic] [--fixtures 1000] [--runs 3] [--check]
 """
@@ -162,11 +164,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mcp-evals-bench-") as temporary:
         folder = Path(temporary)
         generate(folder, arguments.tools, arguments.fixtures, arguments.shape)
-        walls = []
+        walls, cpus = [], []
         for _ in range(arguments.runs):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
             result = subprocess.run(command, cwd=folder, capture_output=True, text=True, check=False)
             walls.append(time.perf_counter() - started)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             if result.returncode != 0:
                 print(result.stdout[-2000:], result.stderr[-2000:], sep="\n")
                 return 1
@@ -184,12 +189,14 @@ def main() -> int:
     large = arguments.tools >= LARGE_TOOLS
     target_seconds = LARGE_TARGET_SECONDS if large else TARGET_SECONDS
     target = f"target < {target_seconds:g} s" + (f", {LARGE_TARGET_MB} MB" if large else "")
-    median = statistics.median(walls)
+    cpu = statistics.median(cpus)
     print(
-        f"mcp-evals lint as a fresh process: {median:.2f} s median, {min(walls):.2f} s best of "
-        f"{arguments.runs}, {peak_mb:.0f} MB peak ({target})"
+        f"mcp-evals lint as a fresh process: {statistics.median(walls):.2f} s wall and {cpu:.2f} s CPU "
+        f"(median of {arguments.runs}), {peak_mb:.0f} MB peak ({target})"
     )
-    missed = median >= target_seconds or (large and peak_mb > LARGE_TARGET_MB)
+    # The lint runs on one core: on an idle machine its wall time is its CPU time; on a shared one the
+    # wall time measures the neighbours, so the target is checked on CPU time.
+    missed = cpu >= target_seconds or (large and peak_mb > LARGE_TARGET_MB)
     return 1 if arguments.check and missed else 0
 
 

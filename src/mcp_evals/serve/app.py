@@ -15,7 +15,7 @@ import hmac
 import inspect
 import ipaddress
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import Field
 
@@ -23,6 +23,7 @@ from mcp_evals._version import __version__
 from mcp_evals.contract.model import Step
 from mcp_evals.contract.regression import GateResult
 from mcp_evals.errors import ConfigError, McpEvalsError
+from mcp_evals.provider_registry import FALLBACK, Registered
 from mcp_evals.serve.harness import (
     CaseListing,
     CatalogLint,
@@ -33,6 +34,7 @@ from mcp_evals.serve.harness import (
     RunReport,
     SelectionEval,
     Written,
+    runs_anew,
 )
 
 T = TypeVar("T")
@@ -124,7 +126,7 @@ def build_server(harness: Harness) -> Any:
         tool_names: Annotated[list[str], Field(min_length=1, description="One step per tool, in order.")],
     ) -> Written:
         """Scaffold a case file (a fixture) to fill in: one step per tool, each assertion kind a comment."""
-        return guard(lambda: harness.scaffold_fixture(name, tool_names))
+        return await guarded(lambda: harness.scaffold_fixture(name, tool_names))
 
     @tool(read_only)
     async def regression_report() -> ComparisonReport:
@@ -180,9 +182,10 @@ def build_server(harness: Harness) -> Any:
     @tool(runs)
     async def run_selection_eval(
         provider: Annotated[
-            Literal["lexical", "anthropic", "openai"],
+            str,
+            Registered(runs_anew),
             Field(description="`lexical` is free; the others need their key and budget_usd."),
-        ] = "lexical",
+        ] = FALLBACK,
         model: Annotated[str | None, Field(description="Model id (default: the provider's).")] = None,
         budget_usd: Annotated[
             float | None, Field(gt=0, description="Most the run may spend; required by paid providers.")

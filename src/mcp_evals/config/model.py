@@ -6,6 +6,7 @@ default. Sections for later layers (lint, contract, sessions) are added by their
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -21,6 +22,14 @@ from pydantic import (
     model_validator,
 )
 
+from mcp_evals.config.isolation import (
+    SANDBOX_VARIABLE,
+    HookEntry,
+    StateEntry,
+    setup_field,
+    state_field,
+    teardown_field,
+)
 from mcp_evals.config.unions import ByShape
 from mcp_evals.config.variables import unset_variables, value_problem, variable_problems
 from mcp_evals.errors import ConfigError, where
@@ -539,6 +548,9 @@ class Config(FileModel):
     contract: ContractOptions = Field(default_factory=ContractOptions)
     lint: LintOptions = Field(default_factory=LintOptions)
     compare: CompareOptions = Field(default_factory=CompareOptions)
+    state: list[StateEntry] | None = state_field()
+    setup: list[HookEntry] | None = setup_field()
+    teardown: list[HookEntry] | None = teardown_field()
 
     _path: Path = PrivateAttr(default=Path(DEFAULT_CONFIG_NAME))
     _shown: str = PrivateAttr(default=DEFAULT_CONFIG_NAME)
@@ -564,8 +576,10 @@ class Config(FileModel):
         """Fail early, naming file and line, when a server's `${VAR}` is unset, empty or unusable.
 
         Called before contacting servers; the values themselves are expanded only when connecting,
-        so a token never sits in the config object.
+        so a token never sits in the config object. ``${MCP_EVALS_SANDBOX}`` is always set: each run
+        gets its own (``servers.sandbox``).
         """
+        environ = {**(os.environ if environ is None else environ), SANDBOX_VARIABLE: "sandbox"}
         for index, server in enumerate(self.servers):
             fields: list[tuple[tuple[str | int, ...], str]] = [
                 (("env", key), value) for key, value in server.env.items()

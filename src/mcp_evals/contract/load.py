@@ -20,6 +20,7 @@ from mcp_evals.config.documents import (
     load_document_as,
     shown,
 )
+from mcp_evals.config.isolation import check_state
 from mcp_evals.config.model import Config, ContractOptions, JudgeOptions, ServerConfig
 from mcp_evals.contract.chaining import ChainingError, find_references
 from mcp_evals.contract.model import Case, CaseServer, Mode
@@ -162,6 +163,7 @@ def _checked_case(path: Path, text: str | None = None) -> Case:
         raise InputFileError(describe_validation_error(error, document, schema="contract")) from None
     case.located(path.resolve(), display, document.lines)
     check_references(case)
+    check_state(case, case.state)
     return case
 
 

@@ -228,11 +228,23 @@ def isolation_line(prepared: Prepared) -> str:
     return isolation_statement(prepared.isolation_kind)
 
 
-SHARED_DRY = (
-    "the server is reached over HTTP with no setup/teardown: the scripts' calls change the state every "
-    "session shares (a write is real), and each arm starts from what the one before left; give the "
-    "task set or the config `setup:`/`teardown:` (docs/sessions.md#isolation)"
-)
+def shared_writes_ahead(prepared: Prepared, plan: Plan) -> str | None:
+    """--dry on a shared server (HTTP, no setup/teardown) whose scripts call tools not marked
+    read-only: said before it starts, since those calls are real writes every later session sees."""
+    if prepared.isolation_kind != "shared":
+        return None
+    read_only = catalog_read_only(prepared.catalog)
+    wire = {tool.name: tool.wire_name for tool in prepared.catalog.tools}
+    called = [step.tool for task in plan.tasks for step in task.script]
+    writers = [tool for tool in called if wire.get(tool, tool) not in read_only]
+    if not writers:
+        return None
+    return (
+        f"the scripts call tools not marked read-only ({', '.join(dict.fromkeys(writers))}) on a server "
+        "every session shares (HTTP, no setup/teardown): --dry's calls are real and change its state, and "
+        "each arm starts from what the one before it left; give the task set or the config "
+        "`setup:`/`teardown:` (docs/sessions.md#isolation)"
+    )
 
 
 async def _play(
@@ -306,8 +318,9 @@ def run_dry(
     emit(f"mcp-evals session --dry: nothing billable is sent ({api}, model {first.settings.model})")
     emit("a scripted model plays each task's script against the real server (no faults), then answers")
     emit(isolation_line(prepared))
-    if prepared.isolation_kind == "shared":
-        say(f"warning: {SHARED_DRY}")
+    ahead = shared_writes_ahead(prepared, plan)
+    if ahead is not None:
+        say(f"warning: {ahead}")
     played, counter = anyio.run(_play, prepared, providers, plan, count_tokens, say)
     exact = counter is not None and counter.exact
     if counter is not None and counter.problem:

@@ -72,7 +72,8 @@ class IsolatedRun:
         """The session, once the setup succeeded; ``SetupFailed`` when it did not (teardown ran)."""
         sandbox = Sandbox.create()
         applied = apply_sandbox(self.server, sandbox.path)
-        places = watches(applied, self.config, sandbox.path)
+        # With setup/teardown declared, they are the isolation: a store they reset is not reported.
+        places = [] if self.isolation.hooks else watches(applied, self.config, sandbox.path)
         before = fingerprint(places)
         try:
             try:

@@ -41,7 +41,8 @@ SANDBOX_PREFIX = "mcp-evals-sandbox-"
 # `${MCP_EVALS_SANDBOX}` (and `${MCP_EVALS_SANDBOX:-…}`, always set here); `$$` is left as it is.
 _REFERENCE = re.compile(r"\$\$|\$\{" + SANDBOX_VARIABLE + r"(?::-[^}]*)?\}")
 _OUTPUT_TAIL_LINES = 8
-# Folders never watched for writes: installed code, caches, version control, our own history.
+# Folders never watched for writes: installed code, caches, version control, our own history (and
+# sandboxes, which are named SANDBOX_PREFIX…).
 _UNWATCHED = frozenset(
     {
         "node_modules",
@@ -385,7 +386,8 @@ def _files(watch: Watch) -> Fingerprint:
             with os.scandir(folder) as entries:
                 for entry in entries:
                     if entry.is_dir(follow_symlinks=False):
-                        if watch.recursive and entry.name not in _UNWATCHED:
+                        unwatched = entry.name in _UNWATCHED or entry.name.startswith(SANDBOX_PREFIX)
+                        if watch.recursive and not unwatched:
                             pending.append(Path(entry.path))
                         continue
                     if entry.name.endswith((".pyc", ".pyo")):

@@ -1,0 +1,324 @@
+"""Every contract case starts from the same server state: a sandbox per case, seeded state, setup and
+teardown that always run, and a write to a shared store reported (docs/contract.md#isolation).
+
+The server is the npm reference server-memory, persisting its knowledge graph to MEMORY_FILE_PATH:
+the server the newcomer of issue 22 tried.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import cli_environment
+from support.catalog_helpers import node_server
+from support.validate_helpers import run_main
+
+from .conftest import Project, case_of, contract_server
+from .test_watch import Output
+
+SANDBOXED = "${MCP_EVALS_SANDBOX}/memory.jsonl"
+ADA = {"name": "Ada", "entityType": "person", "observations": ["wrote the first program"]}
+
+
+def memory(path: str, **extra: Any) -> dict[str, Any]:
+    """server-memory keeping its graph in ``path``."""
+    return {"command": str(node_server("mcp-server-memory")), "env": {"MEMORY_FILE_PATH": path}, **extra}
+
+
+def newcomer_cases(project: Project) -> None:
+    """The three cases of the issue: create an entity, read the graph, chain the created name."""
+    project.case(
+        "create an entity",
+        [
+            {
+                "id": "create",
+                "tool": "create_entities",
+                "input": {"entities": [ADA]},
+                "expect": {"output_contains": "Ada"},
+            }
+        ],
+    )
+    project.case("read the graph", [{"id": "read", "tool": "read_graph", "expect": {"is_error": False}}])
+    project.case(
+        "chain the created name",
+        [
+            {
+                "id": "create",
+                "tool": "create_entities",
+                "input": {
+                    "entities": [{"name": "Grace", "entityType": "person", "observations": ["found a moth"]}]
+                },
+            },
+            {
+                "id": "open",
+                "tool": "open_nodes",
+                "input": {"names": ["{{steps.create.json.entities[0].name}}"]},
+                "expect": {"output_contains": "found a moth"},
+            },
+        ],
+    )
+
+
+@pytest.fixture
+def sandboxes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The folder sandboxes are made in (tempfile's), to see that none is left behind."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    yield folder
+
+
+def contract(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Any:
+    return run_main(capsys, "contract", *map(str, args))
+
+
+def test_server_memory_in_its_sandbox_passes_the_same_command_three_times(
+    project: Project, sandboxes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.config([{"name": "memory", **memory(SANDBOXED)}])
+    newcomer_cases(project)
+    for _ in range(3):
+        outcome = contract(capsys, "--config", project.config_path, "--no-history", "--format", "json")
+        assert outcome.code == 0, outcome.out
+        run = json.loads(outcome.out)["run"]
+        assert [case["status"] for case in run["cases"]] == ["passed"] * 3
+        for case in run["cases"]:
+            assert case["isolation"]["kind"] == "sandbox"
+            assert case["isolation"]["shared_writes"] == [] and case["isolation"]["sandbox"] is None
+    assert list(sandboxes.iterdir()) == []  # every sandbox removed
+
+
+def test_without_a_sandbox_the_second_run_fails_and_the_shared_write_is_reported(
+    project: Project, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shared = tmp_path / "data" / "memory.jsonl"
+    shared.parent.mkdir()
+    project.config([{"name": "memory", **memory(str(shared))}])
+    newcomer_cases(project)
+    first = contract(capsys, "--config", project.config_path, "--no-history")
+    assert first.code == 0, first.out
+    warning = f"warning: wrote to a shared store (outside its sandbox; later runs will see it): {shared}"
+    assert "PASS  create an entity" in first.out and warning in first.out
+    second = contract(capsys, "--config", project.config_path, "--no-history", "--format", "json")
+    assert second.code == 1  # the issue: the entity exists already
+    run = json.loads(second.out)["run"]
+    create = next(case for case in run["cases"] if case["name"] == "create an entity")
+    assert create["status"] == "failed" and create["isolation"]["kind"] == "fresh process"
+    assert create["isolation"]["shared_writes"] == [str(shared)]
+    read = next(case for case in run["cases"] if case["name"] == "read the graph")
+    assert read["isolation"]["shared_writes"] == []  # reading changes nothing
+
+
+def test_state_is_copied_into_every_sandbox_and_the_seed_never_changes(
+    project: Project, tmp_path: Path, sandboxes: Path
+) -> None:
+    seed = project.root / "seed"
+    seed.mkdir()
+    graph = json.dumps({"type": "entity", **ADA}) + "\n"
+    (seed / "graph.jsonl").write_text(graph)
+    project.config(
+        [{"name": "memory", **memory(SANDBOXED)}], state=[{"from": "seed/graph.jsonl", "to": "memory.jsonl"}]
+    )
+    project.case(
+        "forget Ada",
+        [
+            {
+                "id": "open",
+                "tool": "open_nodes",
+                "input": {"names": ["Ada"]},
+                "expect": {"output_contains": "first program"},
+            },
+            {"id": "forget", "tool": "delete_entities", "input": {"entityNames": ["Ada"]}},
+            {"id": "gone", "tool": "read_graph", "expect": {"output_not_contains": "Ada"}},
+        ],
+    )
+    # a case's own `state:` replaces the config's: this one starts from an empty graph
+    (seed / "empty.jsonl").write_text("")
+    project.case(
+        "own state",
+        [{"id": "read", "tool": "read_graph", "expect": {"output_not_contains": "Ada"}}],
+        state=[{"from": "../../seed/empty.jsonl", "to": "memory.jsonl"}],
+    )
+    for _ in range(2):
+        run = project.run()
+        assert [case.status for case in run.cases] == ["passed", "passed"], [c.steps for c in run.cases]
+    assert (seed / "graph.jsonl").read_text() == graph
+    assert list(sandboxes.iterdir()) == []
+
+
+def test_a_state_path_that_does_not_exist_is_bad_input(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.config([{"name": "memory", **memory(SANDBOXED)}])
+    project.case("c", [{"id": "read", "tool": "read_graph"}], state=["missing.jsonl"])
+    outcome = contract(capsys, "--config", project.config_path, "--no-history")
+    assert outcome.code == 3
+    assert "evals/contract/c.yaml:3 (state[0]): 'missing.jsonl' does not exist" in outcome.err
+
+
+def test_keep_sandbox_keeps_it_and_says_where(
+    project: Project, sandboxes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.config([{"name": "memory", **memory(SANDBOXED)}])
+    newcomer_cases(project)
+    outcome = contract(
+        capsys,
+        "--config",
+        project.config_path,
+        "--no-history",
+        "--keep-sandbox",
+        "--case",
+        "create an entity",
+    )
+    assert outcome.code == 0, outcome.out
+    [kept] = list(sandboxes.iterdir())
+    assert f"      sandbox kept: {kept}" in outcome.out
+    assert "Ada" in (kept / "memory.jsonl").read_text()
+
+
+def log_hooks(log: Path, *, teardown_exit: int = 0) -> dict[str, Any]:
+    """Setup and teardown commands that append to ``log`` (with the sandbox they ran for)."""
+    teardown = f'echo "teardown $MCP_EVALS_SANDBOX" >> "$LOG"; echo cleaning up; exit {teardown_exit}'
+    return {
+        "setup": [{"run": 'echo "setup $MCP_EVALS_SANDBOX" >> "$LOG"', "env": {"LOG": str(log)}}],
+        "teardown": [{"run": teardown, "env": {"LOG": str(log)}}],
+    }
+
+
+def test_teardown_runs_after_a_failing_step_and_a_failing_teardown_fails_the_case(
+    project: Project, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "hooks.log"
+    project.config([{"name": "contract", **contract_server()}])
+    project.case(
+        "failing step",
+        [{"id": "broken", "tool": "fail"}, {"id": "later", "tool": "pid"}],
+        **log_hooks(log),
+    )
+    run = project.run()
+    case = case_of(run, "failing step")
+    assert case.status == "failed" and case.steps[1].status == "not_run"
+    assert case.isolation is not None and case.isolation.kind == "setup/teardown"
+    setup_line, teardown_line = log.read_text().splitlines()
+    assert setup_line.startswith("setup ") and teardown_line == "teardown " + setup_line.removeprefix(
+        "setup "
+    )
+
+    log.unlink()
+    project.case(
+        "passes", [{"id": "pid", "tool": "pid"}], file="failing-step.yaml", **log_hooks(log, teardown_exit=4)
+    )
+    outcome = contract(capsys, "--config", project.config_path, "--no-history")
+    assert outcome.code == 1
+    assert "FAIL  passes" in outcome.out
+    assert (
+        'teardown failed: echo "teardown $MCP_EVALS_SANDBOX" >> "$LOG"; echo cleaning up; exit 4: exit code 4'
+        in outcome.out
+    )
+    assert log.read_text().count("teardown") == 1
+
+
+def test_a_failing_setup_runs_no_step_and_still_tears_down(project: Project, tmp_path: Path) -> None:
+    log = tmp_path / "hooks.log"
+    project.config([{"name": "contract", **contract_server()}])
+    hooks = log_hooks(log)
+    hooks["setup"] = ["echo 'seeding failed' >&2; exit 2"]  # a plain string is a shell command
+    project.case("no setup", [{"id": "pid", "tool": "pid"}], **hooks)
+    case = case_of(project.run(), "no setup")
+    assert case.status == "failed"
+    assert case.error == "setup failed: echo 'seeding failed' >&2; exit 2: exit code 2\nseeding failed"
+    assert [step.status for step in case.steps] == ["not_run"]
+    assert log.read_text().startswith("teardown ")
+
+
+def test_a_teardown_also_runs_after_a_server_that_could_not_start_and_after_a_timeout(
+    project: Project, tmp_path: Path
+) -> None:
+    log = tmp_path / "hooks.log"
+    project.config([{"name": "contract", **contract_server()}])
+    project.case(
+        "cannot start",
+        [{"id": "x", "tool": "pid"}],
+        server={"command": "mcp-evals-no-such-binary"},
+        **log_hooks(log),
+    )
+    project.case("slow", [{"id": "wait", "tool": "slow", "input": {"ms": 5000}}], **log_hooks(log))
+    run = project.run(timeout_ms=500)
+    assert "command not found" in (case_of(run, "cannot start").error or "")
+    assert "no answer to tools/call 'slow'" in (case_of(run, "slow").steps[0].error or "")
+    assert [line.split()[0] for line in log.read_text().splitlines()] == ["setup", "teardown"] * 2
+
+
+def test_tool_call_setup_and_teardown_reset_a_shared_store(project: Project, tmp_path: Path) -> None:
+    """Where the store is not ours to sandbox (a fixed file here, a service over HTTP in life),
+    setup and teardown tool calls are the isolation."""
+    shared = tmp_path / "memory.jsonl"
+    project.config(
+        [{"name": "memory", **memory(str(shared))}],
+        setup=[{"tool": "create_entities", "arguments": {"entities": [ADA]}}],
+        teardown=[{"tool": "delete_entities", "arguments": {"entityNames": ["Ada", "Grace"]}}],
+    )
+    project.case(
+        "Ada is there",
+        [
+            {
+                "id": "open",
+                "tool": "open_nodes",
+                "input": {"names": ["Ada"]},
+                "expect": {"output_contains": "first program"},
+            }
+        ],
+    )
+    newcomer_cases(project)
+    for _ in range(2):
+        run = project.run()
+        assert {case.name: case.status for case in run.cases} == {
+            "Ada is there": "passed",
+            "read the graph": "passed",
+            "chain the created name": "passed",
+            # the setup made Ada already: creating her again creates nothing, every time alike
+            "create an entity": "failed",
+        }
+        assert {case.isolation.kind for case in run.cases if case.isolation} == {"setup/teardown"}
+        assert all(case.isolation is not None and not case.isolation.warnings for case in run.cases)
+    assert "Ada" not in shared.read_text()  # the last teardown left the store as it found it
+
+
+def test_ctrl_c_during_a_step_still_runs_the_teardown(project: Project, tmp_path: Path) -> None:
+    log = tmp_path / "hooks.log"
+    project.config([{"name": "contract", **contract_server()}])
+    project.case("hangs", [{"id": "wait", "tool": "slow", "input": {"ms": 60000}}], **log_hooks(log))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mcp_evals", "contract", "--config", str(project.config_path), "--no-history"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=cli_environment(),
+    )
+    try:
+        output = Output(process)
+        output.wait_for("mcp-evals contract: 1 case")
+        started = time.monotonic()
+        while not log.exists() and time.monotonic() - started < 60:
+            time.sleep(0.1)
+        time.sleep(1.0)  # the server is up and the slow call is in flight
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 130
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+    lines = log.read_text().splitlines()
+    assert [line.split()[0] for line in lines] == ["setup", "teardown"]
+    sandbox = Path(lines[0].split(maxsplit=1)[1])
+    assert not sandbox.exists()  # removed on the way out

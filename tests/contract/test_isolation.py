@@ -322,3 +322,47 @@ def test_ctrl_c_during_a_step_still_runs_the_teardown(project: Project, tmp_path
     assert [line.split()[0] for line in lines] == ["setup", "teardown"]
     sandbox = Path(lines[0].split(maxsplit=1)[1])
     assert not sandbox.exists()  # removed on the way out
+
+
+def test_server_filesystem_rooted_in_the_sandbox_starts_every_case_from_the_seeded_folder(
+    project: Project, sandboxes: Path
+) -> None:
+    docs = project.root / "docs"
+    docs.mkdir()
+    (docs / "readme.md").write_text("# seeded\n")
+    filesystem = {"command": str(node_server("mcp-server-filesystem")), "args": ["${MCP_EVALS_SANDBOX}"]}
+    project.config([{"name": "files", **filesystem}], state=["docs"])
+    project.case(
+        "write a note",
+        [
+            {"id": "write", "tool": "write_file", "input": {"path": "notes.txt", "content": "hello"}},
+            {
+                "id": "list",
+                "tool": "list_directory",
+                "input": {"path": "."},
+                "expect": {"output_contains": ["notes.txt", "docs"]},
+            },
+        ],
+    )
+    project.case(
+        "no note yet",
+        [
+            {
+                "id": "list",
+                "tool": "list_directory",
+                "input": {"path": "."},
+                "expect": {"output_not_contains": "notes.txt"},
+            },
+            {
+                "id": "read",
+                "tool": "read_text_file",
+                "input": {"path": "docs/readme.md"},
+                "expect": {"output_contains": "# seeded"},
+            },
+        ],
+    )
+    for _ in range(2):
+        run = project.run()
+        assert [case.status for case in run.cases] == ["passed", "passed"], [c.steps for c in run.cases]
+        assert all(case.isolation is not None and case.isolation.kind == "sandbox" for case in run.cases)
+    assert sorted(path.name for path in docs.iterdir()) == ["readme.md"] and list(sandboxes.iterdir()) == []

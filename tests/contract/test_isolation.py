@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from conftest import cli_environment
+from conftest import REPO_ROOT, cli_environment
 from support.catalog_helpers import node_server
 from support.validate_helpers import run_main
 
@@ -366,3 +367,43 @@ def test_server_filesystem_rooted_in_the_sandbox_starts_every_case_from_the_seed
         assert [case.status for case in run.cases] == ["passed", "passed"], [c.steps for c in run.cases]
         assert all(case.isolation is not None and case.isolation.kind == "sandbox" for case in run.cases)
     assert sorted(path.name for path in docs.iterdir()) == ["readme.md"] and list(sandboxes.iterdir()) == []
+
+
+def recipe(document: str) -> dict[str, Any]:
+    """The first YAML block of a document's `## Isolation` section."""
+    section = document.split("## Isolation", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    loaded = yaml.safe_load(block)
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def test_the_recipe_of_docs_contract_md_passes_three_times_in_a_row(
+    project: Project, sandboxes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = recipe((REPO_ROOT / "docs" / "contract.md").read_text("utf-8"))
+    [server] = config["servers"]
+    assert server["env"] == {"MEMORY_FILE_PATH": SANDBOXED}
+    server.update(command=str(node_server("mcp-server-memory")), args=[])  # npx would fetch it: no network
+    seed = project.root / config["state"][0]["from"]
+    seed.parent.mkdir(parents=True)
+    seed.write_text(
+        json.dumps({"type": "entity", "name": "Lumen", "entityType": "company", "observations": []}) + "\n"
+    )
+    project.config_path.write_text(yaml.safe_dump(config))
+    newcomer_cases(project)
+    project.case(
+        "the seed is there",
+        [
+            {
+                "id": "open",
+                "tool": "open_nodes",
+                "input": {"names": ["Lumen"]},
+                "expect": {"output_contains": "company"},
+            }
+        ],
+    )
+    for _ in range(3):
+        outcome = contract(capsys, "--config", project.config_path, "--no-history")
+        assert outcome.code == 0, outcome.out
+        assert "4 passed, 0 failed of 4 cases" in outcome.out and "warning" not in outcome.out

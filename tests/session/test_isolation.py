@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from conftest import Cli
+from conftest import REPO_ROOT, Cli
 from fakes.fake_anthropic import Call, FakeAnthropic, Text
 from mcp_evals.session.records_file import SessionRecords, newest_records_file, read_records
 from support.catalog_helpers import node_server
@@ -137,7 +138,8 @@ def test_dry_on_a_shared_store_warns_for_each_session_that_wrote(
     wrote = "wrote to a shared store (outside its sandbox; later runs will see it)"
     assert f"remember · arm B: warning: {wrote}: {shared}" in result.err
     a, b = [line for line in result.out.splitlines() if line.startswith("  remember · arm")]
-    assert a.removeprefix("  remember · arm A") != b.removeprefix("  remember · arm B")  # the issue itself
+    assert "tool results create_entities 34 tokens" in a  # Ada, created
+    assert "tool results create_entities 1 tokens" in b  # the issue itself: nothing left to create
 
 
 def test_a_shared_http_server_called_with_a_write_tool_is_warned_about(
@@ -195,3 +197,30 @@ def test_setup_that_fails_is_a_dropout_and_a_failed_teardown_makes_the_run_preli
     assert "The teardown failed in 1 session" in result.out
     assert "teardown failed: echo" in result.out and "exit code 7" in result.out
     assert "warning: teardown failed:" in result.err
+
+
+def test_the_recipe_of_docs_sessions_md_gives_both_arms_the_same_start(
+    tmp_path: Path, anthropic_fake: FakeAnthropic, cli: Cli
+) -> None:
+    document = (REPO_ROOT / "docs" / "sessions.md").read_text("utf-8")
+    block = document.split("## Isolation", 1)[1].split("```yaml\n", 1)[1].split("```", 1)[0]
+    task_set = yaml.safe_load(block)
+    assert task_set["server"]["env"] == {"MEMORY_FILE_PATH": "${MCP_EVALS_SANDBOX}/memory.jsonl"}
+    task_set["server"].update(command=str(node_server("mcp-server-memory")), args=[])  # no network
+    tasks = tmp_path / "tasks.yaml"
+    tasks.write_text(yaml.safe_dump(task_set))
+    [task] = task_set["tasks"]
+    anthropic_fake.sessions[task["prompt"]] = [
+        Call("create_entities", task["script"][0]["arguments"]),
+        Text("Remembered."),
+    ]
+    result = cli(
+        "session", "--tasks", tasks, "--runs", "2", "--budget-usd", "5", "--results", tmp_path / "out"
+    )
+    assert result.code == 0, result.err
+    seen = first_create(records_of(tmp_path / "out"))
+    assert [(run, arm) for run, arm, _ in seen] == [(1, "A"), (1, "B"), (2, "B"), (2, "A")]
+    assert len({text for _, _, text in seen}) == 1
+    dry = cli("session", "--tasks", tasks, "--dry")
+    a, b = [line for line in dry.out.splitlines() if line.startswith("  remember · arm")]
+    assert "tool results create_entities 34 tokens" in a and "tool results create_entities 34 tokens" in b

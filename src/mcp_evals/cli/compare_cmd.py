@@ -22,7 +22,7 @@ import anyio
 import click
 
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.cli.options import config_inputs, config_option, read_config
+from mcp_evals.cli.options import ProviderChoice, config_inputs, config_option, read_config
 from mcp_evals.cli.paid import PaidModel, choose_paid_model
 from mcp_evals.compare.arms import Arm, DeferredArm, FullArm, GroupedArm
 from mcp_evals.compare.estimate import describe_compare
@@ -35,6 +35,7 @@ from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, validate_fixtures
 from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
+from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.providers.base import Provider, ToolSearch
 from mcp_evals.record.read import read_results
 from mcp_evals.report.comparison import render_comparison
@@ -43,6 +44,7 @@ from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import ResultsWriter
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.run.runner import RunSettings, summarize_dropouts
+from mcp_evals.wording import alternatives
 
 DEFAULT_OUT = "mcp-evals-compare"
 ARM_KINDS = ("full", "deferred", "grouped")
@@ -190,10 +192,11 @@ def build_arms(
             FullArm("B", _provider(paid, catalog_b, config), label_b),
         ]
     ordered = sorted(kinds, key=ARM_KINDS.index)  # full first: the reference every remediation is paired with
-    if paid.choice.name == "lexical" and set(ordered) - {"full"}:
+    if not paid.choice.entry.conversation and set(ordered) - {"full"}:
         raise ConfigError(
-            "the deferred and grouped arms need a model, not the lexical baseline",
-            hint="set ANTHROPIC_API_KEY or OPENAI_API_KEY (or name the provider with --provider)",
+            f"the deferred and grouped arms need a model, not {paid.choice.entry.in_words}",
+            hint=f"set {alternatives(PROVIDERS.key_variables(lambda entry: entry.conversation))} "
+            "(or name the provider with --provider)",
         )
     search = config.compare.tool_search
     arms: list[Arm] = []
@@ -220,6 +223,11 @@ def build_arms(
 # -- the command ------------------------------------------------------------------------------------
 
 
+def answers_anew(entry: ProviderEntry) -> bool:
+    """A provider that answers new questions (a replay only re-scores an earlier run)."""
+    return not entry.replays
+
+
 @click.command()
 @config_option
 @click.option(
@@ -233,7 +241,7 @@ def build_arms(
     help="Arm B's catalog snapshot (default: catalog A with `compare.descriptions`).",
 )
 @click.option("--arms", "arms_option", metavar="LIST", help="Deliveries to compare: full,deferred,grouped.")
-@click.option("--provider", type=click.Choice(["anthropic", "openai", "lexical"]), help="As in run.")
+@click.option("--provider", type=ProviderChoice(answers_anew), help="As in run.")
 @click.option("--model", help="Model id (env EVAL_MODEL; default as in run).")
 @click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL).")
 @click.option(
@@ -304,8 +312,10 @@ def compare(
     paid = choose_paid_model(
         "compare", config, provider=provider, model=model, base_url=base_url, budget_usd=budget_usd, dry=dry
     )
-    if paid.choice.name == "replay":
-        raise ConfigError("compare asks a model (or the lexical baseline); replay cannot answer new arms")
+    if paid.choice.entry.replays:
+        raise ConfigError(
+            f"compare asks a model (or the lexical baseline); {paid.choice.name} cannot answer new arms"
+        )
     if paid.choice.name == "lexical":
         paid.settings = replace(paid.settings, model="bm25")
 

@@ -57,7 +57,7 @@ def billable(choice: Choice, endpoint: str | None) -> bool:
     """Whether requests to ``choice`` at ``endpoint`` may cost money: the one decision of every command
     that calls a model. A paid provider bills, except an OpenAI-compatible endpoint of your own (not
     api.openai.com) reached with no key; with a key, any endpoint (Azure, OpenRouter, a gateway) may."""
-    own_endpoint = choice.name == "openai" and bool(endpoint) and "api.openai.com" not in (endpoint or "")
+    own_endpoint = choice.entry.own_endpoint and bool(endpoint) and "api.openai.com" not in (endpoint or "")
     return choice.entry.paid and not (own_endpoint and choice.key is None)
 
 

@@ -18,6 +18,7 @@ import click
 
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.cli.options import (
+    ProviderChoice,
     colour_wanted,
     config_inputs,
     config_option,
@@ -34,10 +35,11 @@ from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, locate_in_config, validate_fixtures
 from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.output.reports import configured_report_paths
+from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.providers.base import Provider, ProviderSettings
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import Price, find_price, require_price
-from mcp_evals.providers.registry import PROVIDER_NAMES, PROVIDERS, Choice, choose_provider
+from mcp_evals.providers.registry import Choice, choose_provider
 from mcp_evals.providers.replay import ReplayProvider
 from mcp_evals.providers.tokens import estimate_request_tokens
 from mcp_evals.record.read import Results, read_results
@@ -121,9 +123,7 @@ def finish_run(results_path: Path, config: Config | None, report_format: str | N
 
 @click.command()
 @config_option
-@click.option(
-    "--provider", type=click.Choice(PROVIDER_NAMES), help="Default: anthropic / openai by key, else lexical."
-)
+@click.option("--provider", type=ProviderChoice(), help="Default: anthropic / openai by key, else lexical.")
 @click.option(
     "--model",
     help=f"Model id (env EVAL_MODEL; default {PROVIDERS['anthropic'].default_model} / "
@@ -220,11 +220,14 @@ def run(
     if choice.key is None and not dry and billable(choice, endpoint):  # a keyless vLLM or Ollama is free
         click.echo(missing_key_message(choice), err=True)
         return EXIT_OK
-    if batch and choice.name != "anthropic":
-        raise ConfigError(f"--batch needs the anthropic provider (this run uses {choice.name})")
-    if choice.name == "replay" and replay_from is None:
-        raise ConfigError("--provider replay needs --from EARLIER.ndjson (the results file to re-score)")
-    if replay_from is not None and choice.name != "replay":
+    if batch and not choice.entry.batch:
+        batched = " or ".join(PROVIDERS.names(lambda entry: entry.batch))
+        raise ConfigError(f"--batch needs the {batched} provider (this run uses {choice.name})")
+    if choice.entry.replays and replay_from is None:
+        raise ConfigError(
+            f"--provider {choice.name} needs --from EARLIER.ndjson (the results file to re-score)"
+        )
+    if replay_from is not None and not choice.entry.replays:
         raise ConfigError("--from only goes with --provider replay")
 
     replay_source: Results | None = read_results(replay_from) if replay_from is not None else None

@@ -14,11 +14,15 @@ from pathlib import Path
 
 import click
 
-from mcp_evals.cli.options import config_option, read_config, snapshot_option
+from mcp_evals.cli.options import ProviderChoice, config_option, read_config, snapshot_option
 from mcp_evals.config.model import Config, RunOptions
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
+from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
+from mcp_evals.wording import alternatives
 
-SESSION_PROVIDERS = ("anthropic", "openai")
+
+def holds_sessions(entry: ProviderEntry) -> bool:
+    return entry.sessions
 
 
 def _config(ctx: click.Context, config_path: Path) -> Config | None:
@@ -65,7 +69,7 @@ def _say(text: str) -> None:
 @click.option("--fault", "fault", metavar="P,…", help="Fault levels in percent, e.g. 0,20 (default: all).")
 @click.option("--runs", type=click.IntRange(1, 100), default=1, show_default=True, help="Sessions per cell.")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")
-@click.option("--provider", type=click.Choice(SESSION_PROVIDERS), help="Default: by the key present.")
+@click.option("--provider", type=ProviderChoice(holds_sessions), help="Default: by the key present.")
 @click.option("--model", help="Model id (env EVAL_MODEL; default the provider's).")
 @click.option("--judge-model", help="The judge of (d), same provider (default: the task set's judge.model).")
 @click.option(
@@ -136,21 +140,24 @@ def session(
     tasks = choose_tasks(task_set, limit)
     budget = _budget(budget_usd, environ)
     model_asked = model or environ.get("EVAL_MODEL", "").strip() or options.model
-    configured = options.provider if options.provider in SESSION_PROVIDERS else None
+    session_providers = PROVIDERS.names(holds_sessions)
+    configured = options.provider if options.provider in session_providers else None
     choice = choose_provider(provider, configured, environ, model_asked)
     endpoint = base_url or choice.base_url or options.base_url or ""
     if endpoint and not endpoint.lower().startswith(("http://", "https://")):
         raise ConfigError(f"base URL {endpoint!r} has no http:// or https:// scheme")
-    if choice.name not in SESSION_PROVIDERS:
+    if choice.name not in session_providers:
         if not dry:
             _say(
                 "mcp-evals session: skipped: no API key. Sessions need a model that calls tools: set "
-                "ANTHROPIC_API_KEY or OPENAI_API_KEY (read from the environment only, never logged).\n"
+                f"{alternatives(PROVIDERS.key_variables(holds_sessions))} (read from the environment only, "
+                "never logged).\n"
                 "  Estimate the cost first, without a key: mcp-evals session --tasks … --dry"
             )
             return EXIT_OK
         by_model = provider_of(model_asked) if model_asked else None  # `--dry --model gpt-5.4` with no key
-        choice = choose_provider(by_model if by_model in SESSION_PROVIDERS else "anthropic", None, environ)
+        fallback = by_model if by_model in session_providers else session_providers[0]
+        choice = choose_provider(fallback, None, environ)
         endpoint = base_url or choice.base_url or options.base_url or ""
     entry = choice.entry
     paid = billable(choice, endpoint)

@@ -9,6 +9,8 @@ does the work, and contract and session records keep an ``IsolationReport`` for 
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
@@ -22,6 +24,12 @@ SANDBOX_VARIABLE = "MCP_EVALS_SANDBOX"
 SANDBOX_REFERENCE = "${" + SANDBOX_VARIABLE + "}"
 
 DEFAULT_HOOK_TIMEOUT = 60.0
+
+
+def checked_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment ``${VAR}`` is checked against before any server starts: the caller's, with
+    ``MCP_EVALS_SANDBOX`` set, as it is for every server a run starts (its value comes per run)."""
+    return {**(os.environ if environ is None else environ), SANDBOX_VARIABLE: "sandbox"}
 
 
 class StateCopy(StrictModel):

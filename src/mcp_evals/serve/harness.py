@@ -38,10 +38,15 @@ from mcp_evals.contract.reports import comparison_lines, render_console, render_
 from mcp_evals.contract.runner import run_cases, server_listing
 from mcp_evals.errors import McpEvalsError
 from mcp_evals.files import atomic_write
-from mcp_evals.providers.registry import PAID_PROVIDERS
+from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.wording import plural
 
-FREE_PROVIDERS = ("lexical",)
+
+def runs_anew(entry: ProviderEntry) -> bool:
+    """A provider ``run_selection_eval`` can run: one that answers (a replay needs an earlier file)."""
+    return not entry.replays
+
+
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9 _.-]")
 
 
@@ -463,9 +468,11 @@ class Harness:
         """``mcp-evals run`` with the CLI's own rules; a paid provider needs an explicit ``budget_usd``."""
         if self.config_path is None or self.setup.config is None:
             raise HarnessError("run_selection_eval needs a config (run serve with --config)")
-        if provider not in (*PAID_PROVIDERS, *FREE_PROVIDERS):
-            raise HarnessError(f"provider must be one of {', '.join((*FREE_PROVIDERS, *PAID_PROVIDERS))}")
-        if provider in PAID_PROVIDERS and budget_usd is None:
+        try:
+            PROVIDERS.check(provider, runs_anew)
+        except ValueError as error:
+            raise HarnessError(str(error)) from None
+        if PROVIDERS[provider].paid and budget_usd is None:
             raise HarnessError(
                 f"the {provider} provider spends money: give budget_usd (the most this run may spend); "
                 "nothing was sent"

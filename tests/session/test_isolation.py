@@ -9,16 +9,20 @@ the model is the fake Anthropic API on loopback, scripted the same way for every
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from conftest import REPO_ROOT, Cli
+from conftest import REPO_ROOT, Cli, cli_environment
 from fakes.fake_anthropic import Call, FakeAnthropic, Text
 from mcp_evals.session.records_file import SessionRecords, newest_records_file, read_records
-from support.catalog_helpers import node_server
+from support.catalog_helpers import SERVERS, node_server
 
 from .conftest import SALESFORCE, write_tasks
 
@@ -224,3 +228,66 @@ def test_the_recipe_of_docs_sessions_md_gives_both_arms_the_same_start(
     dry = cli("session", "--tasks", tasks, "--dry")
     a, b = [line for line in dry.out.splitlines() if line.startswith("  remember · arm")]
     assert "tool results create_entities 34 tokens" in a and "tool results create_entities 34 tokens" in b
+
+
+def test_ctrl_c_during_a_session_still_runs_its_teardown(
+    tmp_path: Path, anthropic_fake: FakeAnthropic
+) -> None:
+    log = tmp_path / "hooks.log"
+    hang = {
+        "id": "hang",
+        "prompt": "Wait for the slow job.",
+        "script": [{"tool": "slow", "arguments": {"ms": 60000}}],
+        "max_steps": 3,
+    }
+    anthropic_fake.sessions[hang["prompt"]] = [Call("slow", {"ms": 60000}), Text("Done.")]
+    tasks = tmp_path / "tasks.yaml"
+    tasks.write_text(
+        json.dumps(
+            {
+                "server": {"command": sys.executable, "args": [str(SERVERS / "contract_server.py")]},
+                "system_prompt": "You wait.",
+                "timeouts": {"step_seconds": 120, "session_seconds": 300},
+                "setup": [f'echo "setup $MCP_EVALS_SANDBOX" >> {log}'],
+                "teardown": [f'echo "teardown $MCP_EVALS_SANDBOX" >> {log}'],
+                "tasks": [hang],
+            }
+        )
+    )
+    keys = {"ANTHROPIC_API_KEY": anthropic_fake.key, "ANTHROPIC_BASE_URL": anthropic_fake.base_url}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mcp_evals",
+            "session",
+            "--tasks",
+            str(tasks),
+            "--arm",
+            "A",
+            "--budget-usd",
+            "5",
+            "--results",
+            str(tmp_path / "out"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=cli_environment(keys),
+    )
+    try:
+        started = time.monotonic()
+        while not log.exists() and time.monotonic() - started < 60:
+            time.sleep(0.1)
+        while not any(request.json.get("messages") for request in anthropic_fake.model_requests()):
+            assert time.monotonic() - started < 60
+            time.sleep(0.1)
+        time.sleep(1.0)  # the model asked for the slow call: it is in flight
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 130
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+    lines = log.read_text().splitlines()
+    assert [line.split()[0] for line in lines] == ["setup", "teardown"]
+    assert not Path(lines[0].split(maxsplit=1)[1]).exists()

@@ -412,3 +412,17 @@ def test_the_recipe_of_docs_contract_md_passes_three_times_in_a_row(
         outcome = contract(capsys, "--config", project.config_path, "--no-history")
         assert outcome.code == 0, outcome.out
         assert "4 passed, 0 failed of 4 cases" in outcome.out and "warning" not in outcome.out
+
+
+def test_a_teardown_that_hangs_is_stopped_at_its_timeout_and_reported(project: Project) -> None:
+    project.config([{"name": "contract", **contract_server()}])
+    project.case(
+        "hangs after", [{"id": "pid", "tool": "pid"}], teardown=[{"run": ["sleep", "30"], "timeout": 0.5}]
+    )
+    started = time.monotonic()
+    case = case_of(project.run(), "hangs after")
+    assert time.monotonic() - started < 20
+    assert case.status == "failed" and case.steps[0].status == "passed"
+    assert case.isolation is not None and case.isolation.teardown_errors == [
+        "sleep 30: no end within 0.5 s (stopped)"
+    ]

@@ -70,7 +70,11 @@ class IsolatedRun:
     @asynccontextmanager
     async def open(self, *, list_tools: bool = True) -> AsyncIterator[ServerSession]:
         """The session, once the setup succeeded; ``SetupFailed`` when it did not (teardown ran)."""
-        sandbox = Sandbox.create()
+        try:
+            sandbox = Sandbox.create()
+        except SetupFailed as failure:
+            self.report.setup_error = failure.message
+            raise
         applied = apply_sandbox(self.server, sandbox.path)
         # With setup/teardown declared, they are the isolation: a store they reset is not reported.
         places = [] if self.isolation.hooks else watches(applied, self.config, sandbox.path)
@@ -91,7 +95,7 @@ class IsolatedRun:
                             self._check_calls(session.called[first:] if first is not None else [], session)
                             await self._tool_calls(session, self.isolation.teardown, sandbox, setup=False)
             except SetupFailed as failure:
-                self.report.setup_error = str(failure)
+                self.report.setup_error = failure.message
                 raise
             finally:
                 with anyio.CancelScope(shield=True):
@@ -107,7 +111,7 @@ class IsolatedRun:
         for placed in hooks:
             if placed.hook.run is None:
                 continue
-            problem = await run_command(placed, sandbox.path)
+            problem = await run_command(placed, sandbox.path, shielded=not setup)
             if problem is None:
                 continue
             if setup:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import anyio
+import anyio.abc
 
 from mcp_evals.config.isolation import (
     SANDBOX_VARIABLE,
@@ -233,10 +234,10 @@ def command_environment(hook: Hook, sandbox: Path) -> dict[str, str]:
     return {**server_environment(stand_in), SANDBOX_VARIABLE: str(sandbox)}
 
 
-async def run_command(placed: PlacedHook, sandbox: Path) -> str | None:
+async def run_command(placed: PlacedHook, sandbox: Path, *, shielded: bool) -> str | None:
     """Run one command with its timeout; None when it succeeded, else why it failed (its exit code
-    and the tail of its output). Shielded: it runs to its end or its timeout even while the run is
-    being cancelled (Ctrl-C, SIGTERM)."""
+    and the tail of its output). ``shielded`` (a teardown) runs it to its end or its timeout even while
+    the run is being cancelled (Ctrl-C, SIGTERM); otherwise a cancellation stops it, group and all."""
     hook = placed.hook
     argv = command_argv(hook, sandbox)
     cwd = Path(substitute(hook.cwd, sandbox)).expanduser() if hook.cwd else placed.base
@@ -247,7 +248,9 @@ async def run_command(placed: PlacedHook, sandbox: Path) -> str | None:
         return f"{hook.shown}: {error.message}"
     if not cwd.is_dir():
         return f"{hook.shown}: the working folder {cwd} does not exist"
-    with anyio.CancelScope(shield=True):
+    output = bytearray()
+    timed_out = False
+    with anyio.CancelScope(shield=shielded):
         try:
             process = await anyio.open_process(
                 argv,
@@ -260,7 +263,6 @@ async def run_command(placed: PlacedHook, sandbox: Path) -> str | None:
             )
         except OSError as error:
             return f"{hook.shown}: could not start: {error.strerror or error}"
-        output = bytearray()
 
         async def read() -> None:
             assert process.stdout is not None
@@ -269,24 +271,19 @@ async def run_command(placed: PlacedHook, sandbox: Path) -> str | None:
                     output.extend(chunk)
                     del output[: max(0, len(output) - 64 * 1024)]
 
-        timed_out = False
-        async with anyio.create_task_group() as group:
-            group.start_soon(read)
-            with anyio.move_on_after(hook.timeout) as deadline:
-                await process.wait()
-            if deadline.cancelled_caught:
-                timed_out = True
-                if sys.platform == "win32":  # pragma: no cover - CI is Linux
-                    process.kill()
-                else:
-                    await _terminate_group(process, 1.0)
-                with anyio.move_on_after(1.0):
+        try:
+            async with anyio.create_task_group() as group:
+                group.start_soon(read)
+                with anyio.move_on_after(hook.timeout) as deadline:
                     await process.wait()
-            with anyio.move_on_after(1.0):
-                await process.wait()
-            group.cancel_scope.cancel()
-        with suppress(OSError, anyio.BrokenResourceError):
-            await process.aclose()
+                timed_out = deadline.cancelled_caught
+                group.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                if process.returncode is None:  # timed out, or the run is being cancelled
+                    await _stop(process)
+                with suppress(OSError, anyio.BrokenResourceError):
+                    await process.aclose()
     tail = "\n".join(output.decode("utf-8", "replace").rstrip().splitlines()[-_OUTPUT_TAIL_LINES:])
     shown = f"\n{tail}" if tail else ""
     if timed_out:
@@ -294,6 +291,16 @@ async def run_command(placed: PlacedHook, sandbox: Path) -> str | None:
     if process.returncode != 0:
         return f"{hook.shown}: exit code {process.returncode}{shown}"
     return None
+
+
+async def _stop(process: anyio.abc.Process) -> None:
+    """End a command and whatever it started (its process group)."""
+    if sys.platform == "win32":  # pragma: no cover - CI is Linux
+        process.kill()
+    else:
+        await _terminate_group(process, 1.0)
+    with anyio.move_on_after(1.0):
+        await process.wait()
 
 
 # --------------------------------------------------------------------------- writes outside the sandbox

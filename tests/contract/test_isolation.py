@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from conftest import REPO_ROOT, cli_environment
+from mcp_evals.config.isolation import SHARED_WRITE
 from support.catalog_helpers import node_server
 from support.validate_helpers import run_main
 
@@ -108,7 +109,7 @@ def test_without_a_sandbox_the_second_run_fails_and_the_shared_write_is_reported
     newcomer_cases(project)
     first = contract(capsys, "--config", project.config_path, "--no-history")
     assert first.code == 0, first.out
-    warning = f"warning: wrote to a shared store (outside its sandbox; later runs will see it): {shared}"
+    warning = f"warning: {SHARED_WRITE}: {shared}"
     assert "PASS  create an entity" in first.out and warning in first.out
     second = contract(capsys, "--config", project.config_path, "--no-history", "--format", "json")
     assert second.code == 1  # the issue: the entity exists already

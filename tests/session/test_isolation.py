@@ -21,6 +21,7 @@ import yaml
 
 from conftest import REPO_ROOT, Cli, cli_environment
 from fakes.fake_anthropic import Call, FakeAnthropic, Text
+from mcp_evals.config.isolation import SHARED_WRITE
 from mcp_evals.session.records_file import SessionRecords, newest_records_file, read_records
 from support.catalog_helpers import SERVERS, node_server
 
@@ -112,9 +113,8 @@ def test_a_shared_store_makes_the_arms_differ_and_the_report_says_so(
         assert record.isolation is not None and record.isolation.shared_writes == [str(shared)]
     assert "isolation: fresh process — a new server process for each run" in result.out
     assert "### Isolation" in result.out
-    wrote = "wrote to a shared store (outside its sandbox; later runs will see it): "
-    assert f"- ⚠️ remember · arm A · faults 0% · run 1: {wrote}" in result.out
-    assert f"  warning: {wrote}{shared}" in result.err
+    assert "- ⚠️ remember · arm A · faults 0% · run 1: wrote to a shared store that later runs" in result.out
+    assert f"  warning: {SHARED_WRITE}: {shared}" in result.err
 
 
 def test_dry_runs_in_sandboxes_and_both_arms_see_the_same_result(
@@ -139,8 +139,7 @@ def test_dry_on_a_shared_store_warns_for_each_session_that_wrote(
     result = cli("session", "--tasks", tasks, "--dry")
     assert result.code == 0, result.err
     assert "isolation: fresh process" in result.out
-    wrote = "wrote to a shared store (outside its sandbox; later runs will see it)"
-    assert f"remember · arm B: warning: {wrote}: {shared}" in result.err
+    assert f"remember · arm B: warning: {SHARED_WRITE}: {shared}" in result.err
     a, b = [line for line in result.out.splitlines() if line.startswith("  remember · arm")]
     assert "tool results create_entities 34 tokens" in a  # Ada, created
     assert "tool results create_entities 1 tokens" in b  # the issue itself: nothing left to create

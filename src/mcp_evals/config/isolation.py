@@ -24,6 +24,11 @@ SANDBOX_VARIABLE = "MCP_EVALS_SANDBOX"
 SANDBOX_REFERENCE = "${" + SANDBOX_VARIABLE + "}"
 
 DEFAULT_HOOK_TIMEOUT = 60.0
+SHARED_WRITE = (
+    "wrote to a shared store that later runs will see (keep it under "
+    + SANDBOX_REFERENCE
+    + ", or reset it in setup/teardown)"
+)
 
 
 def checked_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -188,9 +193,7 @@ class IsolationReport(BaseModel):
         if self.shared_writes:
             shown = ", ".join(self.shared_writes[:3])
             more = f" and {len(self.shared_writes) - 3} more" if len(self.shared_writes) > 3 else ""
-            lines.append(
-                f"wrote to a shared store (outside its sandbox; later runs will see it): {shown}{more}"
-            )
+            lines.append(f"{SHARED_WRITE}: {shown}{more}")
         if self.unmarked_calls:
             lines.append(
                 "called tools not marked read-only on a shared server (later runs may see what they "

@@ -78,3 +78,39 @@ def test_a_server_listed_for_its_catalog_gets_a_throwaway_sandbox(
     catalog = extract_catalog(config)  # `${MCP_EVALS_SANDBOX}` is set: no "variable is not set"
     assert "write_file" in {tool.name for tool in catalog.tools}
     assert list(folder.iterdir()) == []
+
+
+def test_a_command_gets_the_sandbox_its_env_and_nothing_else_of_the_callers_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import anyio
+
+    from mcp_evals.config.isolation import Hook
+    from mcp_evals.servers.sandbox import Sandbox, run_command
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-secret")
+    monkeypatch.setenv("SEED_NAME", "Ada")
+    sandbox = Sandbox.create()
+    (sandbox.path / "work").mkdir()
+    script = 'pwd > out.txt; echo "$MCP_EVALS_SANDBOX|$NAME|${ANTHROPIC_API_KEY:-none}|$1" >> out.txt'
+    hook = Hook(
+        run=["sh", "-c", script, "sh", "${MCP_EVALS_SANDBOX}/arg"],
+        env={"NAME": "${SEED_NAME}"},
+        cwd="${MCP_EVALS_SANDBOX}/work",
+    )
+    try:
+        assert anyio.run(lambda: run_command(PlacedHook(hook, tmp_path), sandbox.path, shielded=True)) is None
+        where, seen = (sandbox.path / "work" / "out.txt").read_text().splitlines()
+        assert where == str(sandbox.path / "work")
+        assert seen == f"{sandbox.path}|Ada|none|{sandbox.path}/arg"
+        relative = Hook(run="pwd > here.txt", cwd="sub")
+        (tmp_path / "sub").mkdir()
+        assert (
+            anyio.run(lambda: run_command(PlacedHook(relative, tmp_path), sandbox.path, shielded=False))
+            is None
+        )
+        assert (tmp_path / "sub" / "here.txt").read_text().strip() == str(
+            tmp_path / "sub"
+        )  # the file's folder
+    finally:
+        sandbox.remove()

@@ -427,3 +427,22 @@ def test_a_teardown_that_hangs_is_stopped_at_its_timeout_and_reported(project: P
     assert case.isolation is not None and case.isolation.teardown_errors == [
         "sleep 30: no end within 0.5 s (stopped)"
     ]
+
+
+def test_a_setup_action_that_is_both_a_command_and_a_tool_call_is_bad_input(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.config(
+        [{"name": "contract", **contract_server()}], teardown=[{"run": "true", "arguments": {"a": 1}}]
+    )
+    project.case("c", [{"id": "pid", "tool": "pid"}], setup=[{"run": "true", "tool": "pid"}])
+    outcome = contract(capsys, "--config", project.config_path, "--no-history")
+    assert outcome.code == 3
+    assert "`arguments` go with `tool`, not with `run`" in outcome.err and "mcp-evals.yaml:" in outcome.err
+    project.config([{"name": "contract", **contract_server()}])
+    outcome = contract(capsys, "--config", project.config_path, "--no-history")
+    assert outcome.code == 3
+    assert (
+        "c.yaml:" in outcome.err
+        and "give exactly one of `run` (a command) or `tool` (a tool call)" in outcome.err
+    )

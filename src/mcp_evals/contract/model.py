@@ -13,6 +13,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from mcp_evals.config.isolation import (
+    HookEntry,
+    IsolationReport,
+    StateEntry,
+    setup_field,
+    state_field,
+    teardown_field,
+)
 from mcp_evals.config.model import ServerConfig, StrictModel
 from mcp_evals.config.unions import ByShape
 from mcp_evals.strict import FileModel
@@ -231,6 +239,9 @@ class Case(FileModel):
         None, description="Run later steps after one failed (default: `contract.continue_on_failure`)."
     )
     steps: list[Step] = Field(min_length=1)
+    state: list[StateEntry] | None = state_field()
+    setup: list[HookEntry] | None = setup_field()
+    teardown: list[HookEntry] | None = teardown_field()
 
     _path: Path = PrivateAttr(default=Path("case.yaml"))
     _shown: str = PrivateAttr(default="case.yaml")
@@ -296,6 +307,9 @@ class CaseResult(BaseModel):
     duration_ms: float = 0.0
     error: str | None = Field(None, description="Why the case could not run (e.g. the server did not start).")
     steps: list[StepResult] = Field(default_factory=list)
+    isolation: IsolationReport | None = Field(
+        None, description="How the case was kept apart from the others (live cases)."
+    )
 
     @property
     def failing_steps(self) -> list[StepResult]:

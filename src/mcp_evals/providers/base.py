@@ -39,6 +39,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -335,15 +336,18 @@ class Provider(ABC):
         return None
 
 
-def _tls_context() -> ssl.SSLContext:
-    """One TLS context for every HTTP client of the process: loading the CA bundle takes 50–200 ms,
-    and each client of a pool would load its own before the first request (httpx's own rule: the
-    bundle named by ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``, else certifi's)."""
-    return _tls_context_for(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+def _tls_context(base_url: str) -> ssl.SSLContext:
+    """The TLS context of a pool's clients. Loading the CA bundle takes 50–200 ms, so it is loaded once
+    per process (by httpx's own rule: ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``, else certifi's), and not at
+    all for a plain-HTTP base URL (a local server): every request of a pool goes to its base URL, so
+    none uses TLS; the context still verifies, so it would refuse any certificate rather than trust it."""
+    if urlsplit(base_url).scheme.lower() == "http":
+        return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    return _ca_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
 
 
 @functools.lru_cache(maxsize=4)
-def _tls_context_for(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+def _ca_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
@@ -393,10 +397,11 @@ class HttpProvider(Provider):
             count = -(-total // CONNECTIONS_PER_CLIENT)
             size = -(-total // count)
             limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
-            tls = _tls_context()
+            base_url = self.settings.base_url or self.default_base_url
+            tls = _tls_context(base_url)
             self._clients = [
                 httpx.AsyncClient(
-                    base_url=self.settings.base_url or self.default_base_url,
+                    base_url=base_url,
                     timeout=httpx.Timeout(self.settings.timeout, connect=min(10.0, self.settings.timeout)),
                     limits=limits,
                     verify=tls,

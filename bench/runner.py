@@ -408,6 +408,10 @@ def memory(fixtures: int, concurrency: int, latency: float, workdir: Path) -> di
                 str(results),
                 "--concurrency",
                 str(concurrency),
+                # Named, not picked from the key: a picked paid provider is capped at $1 by default,
+                # which would stop the run after a few hundred fixtures.
+                "--provider",
+                "anthropic",
             ],
             env=env,
             stdout=subprocess.DEVNULL,

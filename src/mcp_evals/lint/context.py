@@ -30,6 +30,7 @@ from mcp_evals.lint.text import (
 )
 from mcp_evals.providers.pricing import Price
 from mcp_evals.providers.tokens import estimate_tokens
+from mcp_evals.servers.model import Conformance
 
 # How much each signal weighs in a pair's confusion score (documented in docs/lint.md).
 DESCRIPTION_WEIGHT = 0.5
@@ -52,6 +53,9 @@ class Hit:
     terms: tuple[str, ...] = ()
     # For a finding about the fixture set as a whole: point at the config's `fixtures:` line.
     fixture_set: bool = False
+    # What it is about when not a tool (a prompt, a resource, a method), and the server to point at.
+    subject: str | None = None
+    server: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,7 @@ class LintContext:
     price: Price | None = None
     model: str | None = None
     probe: Sequence[ProbeResult] | None = None
+    conformance: Sequence[Conformance] | None = None
 
     @property
     def tools(self) -> list[Tool]:

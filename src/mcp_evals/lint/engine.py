@@ -31,6 +31,7 @@ from mcp_evals.lint.rules import all_rules
 from mcp_evals.lint.rules.consistency import confusable
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price
 from mcp_evals.providers.tokens import MESSAGE_OVERHEAD_TOKENS, TOOL_USE_PREAMBLE_TOKENS, estimate_tokens
+from mcp_evals.servers.model import Conformance
 
 DEFAULT_CONFIG_FILE = "mcp-evals.yaml"
 TYPICAL_QUERY_TOKENS = 30  # when there are no fixtures to measure queries by
@@ -91,6 +92,8 @@ def _suppression(ignores: Sequence[LintIgnore], rule_id: str, tools: Sequence[st
 def _locate(hit: Hit, catalog: Catalog, locations: Locations) -> tuple[str, int | None]:
     if hit.fixture is not None and hit.fixture.source is not None:
         return hit.fixture.source.file, hit.fixture.source.line
+    if hit.server is not None and not hit.tools:
+        return locations.config_file, locations.server_lines.get(hit.server, locations.servers_line)
     if hit.fixture_set:
         return locations.config_file, locations.fixtures_line or locations.servers_line
     if hit.tools and hit.tools[0] in catalog.by_name:
@@ -141,8 +144,9 @@ def lint(
     price: Price | None = None,
     locations: Locations | None = None,
     probe: Sequence[ProbeResult] | None = None,
+    conformance: Sequence[Conformance] | None = None,
 ) -> LintReport:
-    """Lint a catalog (and its fixtures, when given; and probe answers, when given)."""
+    """Lint a catalog (and its fixtures, when given; and probe and conformance answers, when given)."""
     report, _ = lint_with_context(
         catalog,
         fixtures,
@@ -153,6 +157,7 @@ def lint(
         price=price,
         locations=locations,
         probe=probe,
+        conformance=conformance,
     )
     return report
 
@@ -168,6 +173,7 @@ def lint_with_context(
     price: Price | None = None,
     locations: Locations | None = None,
     probe: Sequence[ProbeResult] | None = None,
+    conformance: Sequence[Conformance] | None = None,
 ) -> tuple[LintReport, LintContext]:
     """``lint``, also returning the context (for ``check_prediction``, which reuses its analyses)."""
     options = options or LintOptions()
@@ -181,8 +187,10 @@ def lint_with_context(
         price=price,
         model=model,
         probe=probe,
+        conformance=conformance,
     )
-    rules = active_rules(options, fixtures=fixtures is not None, probe=probe is not None)
+    live = probe is not None or conformance is not None
+    rules = active_rules(options, fixtures=fixtures is not None, probe=live)
     findings: list[Finding] = []
     for item, severity in rules:
         for hit in item.check(context):
@@ -196,6 +204,7 @@ def lint_with_context(
                     tools=hit.tools,
                     fixture_id=hit.fixture.id if hit.fixture else None,
                     parameter=hit.parameter,
+                    subject=hit.subject,
                     terms=hit.terms,
                     file=file,
                     line=line,

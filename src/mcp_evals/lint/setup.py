@@ -20,6 +20,7 @@ from mcp_evals.lint.context import LintContext, ProbeResult
 from mcp_evals.lint.engine import Locations, check_options, lint_with_context
 from mcp_evals.lint.model import LintReport
 from mcp_evals.providers.pricing import Price
+from mcp_evals.servers.model import Conformance
 
 
 def lint_model(config: Config) -> str:
@@ -68,7 +69,10 @@ def prepare_lint(config: Config) -> LintSetup:
 
 
 def lint_config(
-    setup: LintSetup, catalog: Catalog, probe: Sequence[ProbeResult] | None = None
+    setup: LintSetup,
+    catalog: Catalog,
+    probe: Sequence[ProbeResult] | None = None,
+    conformance: Sequence[Conformance] | None = None,
 ) -> tuple[LintReport, LintContext]:
     """The lint report of ``catalog`` under the config's `lint:` settings (and its context)."""
     config = setup.config
@@ -82,4 +86,5 @@ def lint_config(
         price=setup.price,
         locations=setup.locations,
         probe=probe,
+        conformance=conformance,
     )

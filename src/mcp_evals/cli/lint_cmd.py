@@ -38,7 +38,8 @@ FORMATS = ("text", "json", "sarif", "md")
     "--probe",
     is_flag=True,
     help="Call each tool that has required parameters with {} on the live servers (checks that the "
-    "server enforces its schema and says what is missing).",
+    "server enforces its schema and says what is missing), and ask them the protocol conformance "
+    "requests (read-only: an invalid cursor, an unknown tool name, server/discover).",
 )
 @click.option("--rules-md", is_flag=True, help="Print the rules table (as in docs/lint.md) and exit.")
 def lint(
@@ -95,14 +96,16 @@ def _run(
         if snapshot is not None
         else extract_catalog(config)
     )
-    answers = None
+    answers = conformance = None
     if probe:
         import anyio
 
         from mcp_evals.lint.probe import probe_servers
+        from mcp_evals.servers.conformance import check_servers
 
         answers = anyio.run(probe_servers, config, catalog)
-    report, context = lint_config(setup, catalog, answers)
+        conformance = anyio.run(check_servers, config, catalog)
+    report, context = lint_config(setup, catalog, answers, conformance)
     if results_path is not None:
         from mcp_evals.lint.predict import check_prediction
         from mcp_evals.record.read import read_results

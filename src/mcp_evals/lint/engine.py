@@ -102,6 +102,19 @@ def _locate(hit: Hit, catalog: Catalog, locations: Locations) -> tuple[str, int 
     return locations.config_file, locations.servers_line
 
 
+def readiness_note(found: Conformance) -> str:
+    """One line per server: the protocol version it settled on, and its 2026-07-28 readiness."""
+    skipped = [check for check in found.readiness if check.status == "skipped"]
+    line = (
+        f"server {found.server!r}: protocol {found.negotiated_version or 'unknown'}"
+        f" ({found.transport}); ready for 2026-07-28: {found.readiness_passed} of "
+        f"{found.readiness_assessed} checks pass"
+    )
+    if skipped:
+        line += f", {len(skipped)} not assessed ({skipped[0].detail})"
+    return line + "".join(f"; {note}" for note in found.notes)
+
+
 def token_report(context: LintContext, model: str | None, price: Price | None) -> TokenReport:
     """The catalog's size in tokens and what one eval request costs at ``model`` (estimates)."""
     catalog_tokens = sum(context.tool_tokens.values())
@@ -219,6 +232,7 @@ def lint_with_context(
     notes = []
     if fixtures is None:
         notes.append("No fixtures configured: the fixture rules (F) did not run and are not graded.")
+    notes += [readiness_note(found) for found in conformance or ()]
     report = LintReport(
         catalog_hash=catalog.hash,
         tools=len(catalog.tools),

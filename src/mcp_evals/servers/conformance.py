@@ -24,6 +24,7 @@ from typing import Any
 
 import anyio
 
+from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.servers.listing import (
     EXTRA_LISTS,
@@ -310,3 +311,14 @@ async def _sdk_ask(method: str, send: Any, timeout: float) -> Exchange:
         is_error = bool(wire.get("isError")) if method == "tools/call" else None
         return Exchange(method=method, outcome="result", is_error=is_error, message=_result_text(wire))
     return Exchange(method=method, outcome="no answer", message=f"no answer within {timeout:g} s")
+
+
+async def check_servers(config: Config, catalog: Catalog) -> list[Conformance]:
+    """The conformance requests to every live server of the config, one after the other."""
+    found: list[Conformance] = []
+    for server in config.servers:
+        if server.snapshot:
+            continue
+        names = [tool.wire_name for tool in catalog.tools if tool.server == server.name]
+        found.append(await check_conformance(server, config, names))
+    return found

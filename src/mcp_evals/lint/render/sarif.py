@@ -26,7 +26,10 @@ FINGERPRINT_KEY = "mcpEvalsLint/v1"
 
 
 def artifact_uri(file: str) -> str:
-    """A repository-relative URI (forward slashes); an absolute path becomes a ``file://`` URI."""
+    """A repository-relative URI (forward slashes); an absolute path becomes a ``file://`` URI, and a URL
+    (an audited HTTP server) stays as it is."""
+    if "://" in file:
+        return file
     path = Path(file)
     if path.is_absolute():
         return path.as_uri()
@@ -46,7 +49,8 @@ def _rule(rule_id: str) -> dict[str, Any]:
     item = next(rule for rule in all_rules() if rule.id == rule_id)
     properties: dict[str, Any] = {"tags": ["mcp", CATEGORY_NAMES[item.category]]}  # type: ignore[index]
     if item.security_severity is not None:
-        properties["tags"].append("security")
+        if "security" not in properties["tags"]:
+            properties["tags"].append("security")
         properties["security-severity"] = f"{item.security_severity:.1f}"
     return {
         "id": item.id,

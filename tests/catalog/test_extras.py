@@ -144,3 +144,29 @@ def test_resource_changes_a_mime_type_breaks_a_description_does_not() -> None:
 def test_a_list_one_side_did_not_record_is_not_compared() -> None:
     assert changes(server(), recorded()) == []
     assert changes(recorded(), server()) == []
+
+
+def test_docs_catalog_md_table_of_extra_changes_is_what_the_diff_says() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "catalog.md").read_text("utf-8")
+    section = docs.split("Resources, resource templates and prompts are compared too", 1)[1]
+    rows = [line.split(" | ") for line in section.split("\n\n")[1].splitlines()[2:]]
+    documented = {(row[0].strip("| "), row[2].strip("| ")) for row in rows}
+    assert len(documented) == 7
+    retyped = {**RESOURCE, "mimeType": "text/csv", "description": "Every station."}
+    stricter = {**PROMPT, "arguments": [PROMPT["arguments"][1] | {"required": True}]}
+    wider = {**PROMPT, "arguments": [*PROMPT["arguments"], {"name": "budget"}]}
+    cases = [
+        (recorded(), recorded(prompts=[])),
+        (recorded(), recorded(prompts=[stricter])),
+        (recorded(), recorded(resources=[retyped])),
+        (recorded(prompts=[]), recorded()),
+        (recorded(), recorded(prompts=[wider])),
+    ]
+    produced = {
+        (item.classification, describe(item))
+        for before, after in cases
+        for item in diff_catalogs(build_catalog([before]), build_catalog([after])).extras
+    }
+    assert {line for _, line in documented} <= {line for _, line in produced}
+    for label, line in documented:
+        assert (label, line) in produced, line

@@ -61,10 +61,14 @@ def _schema_texts(schema: Any, pointer: str) -> Iterator[tuple[str, str, bool]]:
             stack.extend((f"{where}/{index}", child) for index, child in enumerate(value))
 
 
+_PROPERTY = re.compile(r"/properties/([^/]+)")
+
+
 def _parameter(pointer: str) -> str | None:
     """``/properties/filter/properties/status/description`` → ``filter.status``."""
-    names = re.findall(r"/properties/([^/]+)", pointer)
-    return ".".join(names) or None
+    if "/properties/" not in pointer:
+        return None
+    return ".".join(_PROPERTY.findall(pointer)) or None
 
 
 def catalog_texts(context: LintContext) -> list[Text]:
@@ -119,6 +123,33 @@ def catalog_texts(context: LintContext) -> list[Text]:
             if value:
                 found.append(Text(value, f"the {where} of {subject}", resource.server, subject=subject))
     return found
+
+
+@dataclass(frozen=True)
+class Scanned:
+    """A text with what several rules look at, computed once per lint."""
+
+    text: Text
+    hidden: list[tuple[int, str]]
+    flat: str  # what the model effectively reads, whitespace collapsed (prose only)
+
+
+def scanned(context: LintContext) -> list[Scanned]:
+    """Every text of the catalog, scanned once per lint (the rules of this module share it)."""
+    store = vars(context)  # the context's own cache, as its cached properties use
+    if "_security_scan" not in store:
+        found = []
+        seen: dict[tuple[str, bool], tuple[list[tuple[int, str]], str]] = {}  # keys and phrases repeat
+        for text in catalog_texts(context):
+            key = (text.text, text.prose)
+            if key not in seen:
+                hidden = hidden_characters(text.text)
+                seen[key] = hidden, " ".join(_without(text.text, hidden).split()) if text.prose else ""
+            hidden, flat = seen[key]
+            found.append(Scanned(text, hidden, flat))
+        store["_security_scan"] = found
+    result: list[Scanned] = store["_security_scan"]
+    return result
 
 
 def _hit(text: Text, message: str) -> Hit:
@@ -190,9 +221,21 @@ def code_point(character: str) -> str:
     return f"U+{code:04X}" + (f" {name}" if name else "")
 
 
+# Every character ``_suspicious`` may report: only these positions are looked at.
+_CANDIDATES = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufe00-\ufe0f\ufeff\uffa0"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
+
+
 def hidden_characters(text: str) -> list[tuple[int, str]]:
     """(index, why) of every hidden or control character of ``text``."""
-    return [(index, why) for index in range(len(text)) if (why := _suspicious(text, index)) is not None]
+    return [
+        (match.start(), why)
+        for match in _CANDIDATES.finditer(text)
+        if (why := _suspicious(text, match.start())) is not None
+    ]
 
 
 def _tag_text(text: str) -> str:
@@ -221,8 +264,8 @@ def visible(text: str) -> str:
     security_severity=8.0,
 )
 def hidden(context: LintContext) -> Iterator[Hit]:
-    for text in catalog_texts(context):
-        found = hidden_characters(text.text)
+    for scan in scanned(context):
+        text, found = scan.text, scan.hidden
         if not found:
             continue
         kinds: dict[str, int] = {}
@@ -255,9 +298,14 @@ _QUOTES = "\"'`“”‘’«»"
 
 def normalized(text: str) -> str:
     """What the model effectively reads: hidden characters dropped, compatibility forms folded."""
-    hidden_at = {index for index, _ in hidden_characters(text)}
-    kept = "".join(char for index, char in enumerate(text) if index not in hidden_at)
-    return unicodedata.normalize("NFKC", kept)
+    return _without(text, hidden_characters(text))
+
+
+def _without(text: str, hidden: list[tuple[int, str]]) -> str:
+    if hidden:
+        hidden_at = {index for index, _ in hidden}
+        text = "".join(char for index, char in enumerate(text) if index not in hidden_at)
+    return text if text.isascii() else unicodedata.normalize("NFKC", text)
 
 
 def _quoted(text: str, start: int, end: int) -> bool:
@@ -326,9 +374,9 @@ INJECTION_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-def injections(text: str) -> list[tuple[str, str]]:
+def injections(text: str, *, flat: str | None = None) -> list[tuple[str, str]]:
     """(what it does, the phrase) for every prompt-injection phrase of ``text`` that is not quoted."""
-    flat = " ".join(normalized(text).split())
+    flat = " ".join(normalized(text).split()) if flat is None else flat
     found: list[tuple[str, str]] = []
     for pattern, what in INJECTION_PATTERNS:
         for match in pattern.finditer(flat):
@@ -355,10 +403,14 @@ def injections(text: str) -> list[tuple[str, str]]:
     security_severity=9.0,
 )
 def injection(context: LintContext) -> Iterator[Hit]:
-    for text in catalog_texts(context):
+    memo: dict[str, list[tuple[str, str]]] = {}
+    for scan in scanned(context):
+        text = scan.text
         if not text.prose:
             continue
-        found = injections(text.text)
+        if scan.flat not in memo:
+            memo[scan.flat] = injections(text.text, flat=scan.flat)
+        found = memo[scan.flat]
         if found:
             what, phrase = found[0]
             more = f" (and {plural(len(found) - 1, 'more phrase')})" if len(found) > 1 else ""
@@ -420,49 +472,58 @@ class Reference:
     phrase: str
 
 
-def _name_pattern(name: str, quoted_only: bool) -> re.Pattern[str]:
-    escaped = re.escape(name)
-    if quoted_only:
-        return re.compile(rf"[`'\"“‘]{escaped}[`'\"”’]", re.IGNORECASE)
-    return re.compile(rf"(?<![\w-]){escaped}(?![\w-])", re.IGNORECASE)
+_TOKEN = re.compile(r"[\w.-]+")
+_QUOTED_TOKEN = re.compile(r"[`'\"“‘]([\w.-]+)[`'\"”’]")
 
 
 def references(context: LintContext) -> list[Reference]:
-    """Every place a server's text names another server's tool, or that server, and how."""
+    """Every place a server's text names another server's tool, or that server, and how.
+
+    Names are looked up token by token (a name of several parts anywhere, an ordinary word only in
+    quotes), so the cost grows with the text, not with texts × tools. Computed once per lint.
+    """
+    store = vars(context)
+    if "_security_references" in store:
+        cached: list[Reference] = store["_security_references"]
+        return cached
     servers = {tool.server for tool in context.tools} | {server.name for server in context.catalog.servers}
-    if len(servers) < 2:
-        return []
-    own_names: dict[str, set[str]] = {}
-    for tool in context.tools:
-        own_names.setdefault(tool.server, set()).update({tool.name.lower(), tool.wire_name.lower()})
-    targets: list[tuple[str, str, re.Pattern[str]]] = []  # (other, its server, pattern)
-    for tool in context.tools:
-        names = {tool.name, tool.wire_name}
-        for name in names:
-            pattern = _name_pattern(name, quoted_only=not _distinctive(name))
-            targets.append((f"{tool.name!r}", tool.server, pattern))
-    for server in sorted(servers):
-        pattern = re.compile(
-            rf"(?<![\w-]){re.escape(server)}(?:'s)?\s+(?:mcp\s+)?(?:server|tools?)\b", re.IGNORECASE
-        )
-        targets.append((f"server {server!r}", server, pattern))
     found: list[Reference] = []
-    for text in catalog_texts(context):
-        if not text.prose:
+    store["_security_references"] = found
+    if len(servers) < 2:
+        return found
+    owners: dict[str, dict[str, str]] = {}  # lowered name -> {server: the tool's catalog name}
+    for tool in context.tools:
+        for name in {tool.name, tool.wire_name}:
+            owners.setdefault(name.lower(), {})[tool.server] = tool.name
+    server_patterns = [
+        (server, re.compile(rf"(?<![\w-]){re.escape(server)}(?:'s)?\s+(?:mcp\s+)?(?:server|tools?)\b", re.I))
+        for server in sorted(servers)
+    ]
+    for scan in scanned(context):
+        text, flat = scan.text, scan.flat
+        if not text.prose or not flat:
             continue
-        flat = " ".join(normalized(text.text).split())
+        hits: list[tuple[int, int, str, str]] = []  # start, end, other, its server
+        candidates = [(match, match.group(0)) for match in _TOKEN.finditer(flat)]
+        candidates += [(match, match.group(1)) for match in _QUOTED_TOKEN.finditer(flat)]
+        for match, token in candidates:
+            token = token.strip(".-")
+            by_server = owners.get(token.lower())
+            if not by_server or text.server in by_server:
+                continue  # not a tool name, or also one of this server's own tools
+            if not _distinctive(token) and match.group(0) == token:
+                continue  # an ordinary word counts only when quoted
+            for server, name in by_server.items():
+                hits.append((match.start(), match.end(), f"{name!r}", server))
+        for server, pattern in server_patterns:
+            if server != text.server and (named := pattern.search(flat)) is not None:
+                hits.append((named.start(), named.end(), f"server {server!r}", server))
         seen: set[str] = set()
-        for other, server, pattern in targets:
-            if server == text.server or other in seen:
+        for start, end, other, server in hits:
+            if other in seen:
                 continue
-            match = pattern.search(flat)
-            if match is None:
-                continue
-            bare = match.group(0).strip("`'\"“”‘’").lower()
-            if bare in own_names.get(text.server, set()):
-                continue  # the same name is also one of this server's own tools
             seen.add(other)
-            sentence = _sentence(flat, match.start(), match.end())
+            sentence = _sentence(flat, start, end)
             if _SHADOW.search(sentence):
                 kind = "shadow"
             elif _DIRECTIVE.search(sentence):
@@ -471,6 +532,18 @@ def references(context: LintContext) -> list[Reference]:
                 kind = "mention"
             found.append(Reference(text, other, server, kind, sentence.strip()))
     return found
+
+
+def _directive(flat: str) -> tuple[str, str] | None:
+    """(what it does, the phrase) when a text orders the model around every other tool."""
+    for pattern, what in (
+        (_EXCLUSIVE, "tells the model not to use other tools"),
+        (_GLOBAL, "puts itself before every tool"),
+    ):
+        match = pattern.search(flat)
+        if match and not _quoted(flat, match.start(), match.end()):
+            return what, match.group(0)
+    return None
 
 
 @rule(
@@ -485,18 +558,17 @@ def references(context: LintContext) -> list[Reference]:
     security_severity=7.5,
 )
 def cross_tool_directive(context: LintContext) -> Iterator[Hit]:
-    for text in catalog_texts(context):
+    memo: dict[str, tuple[str, str] | None] = {}
+    for scan in scanned(context):
+        text, flat = scan.text, scan.flat
         if not text.prose:
             continue
-        flat = " ".join(normalized(text.text).split())
-        for pattern, what in (
-            (_EXCLUSIVE, "tells the model not to use other tools"),
-            (_GLOBAL, "puts itself before every tool"),
-        ):
-            match = pattern.search(flat)
-            if match and not _quoted(flat, match.start(), match.end()):
-                yield _hit(text, f"{text.where} {what}: {shorten(visible(match.group(0)), 100)!r}")
-                break
+        if flat not in memo:
+            memo[flat] = _directive(flat)
+        found = memo[flat]
+        if found is not None:
+            what, phrase = found
+            yield _hit(text, f"{text.where} {what}: {shorten(visible(phrase), 100)!r}")
     for reference in references(context):
         if reference.kind == "directive":
             yield _hit(
@@ -586,9 +658,19 @@ def _placeholder(value: str) -> bool:
     return bool(body) and max(body.count(char) for char in set(body)) > len(body) / 2
 
 
+# Something every pattern of SECRET_PATTERNS needs: most texts have none of it, and are skipped.
+_SECRET_HINT = re.compile(
+    r"A[KSGIRNP][A-Z]{2}[A-Z0-9]{16}|secret|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|hooks\.slack|sk-|_live_|"
+    r"AIza|PRIVATE KEY|eyJ",
+    re.IGNORECASE,
+)
+
+
 def secrets(text: str) -> list[tuple[str, str]]:
     """(kind, a safe excerpt) of every secret in ``text``: the first 4 characters and the length only."""
     found: list[tuple[str, str]] = []
+    if not _SECRET_HINT.search(text):
+        return found
     for pattern, kind in SECRET_PATTERNS:
         for match in pattern.finditer(text):
             value = match.group(match.lastindex or 0)
@@ -610,8 +692,12 @@ def secrets(text: str) -> list[tuple[str, str]]:
     security_severity=9.5,
 )
 def embedded_secret(context: LintContext) -> Iterator[Hit]:
-    for text in catalog_texts(context):
-        found = secrets(text.text)
+    memo: dict[str, list[tuple[str, str]]] = {}
+    for scan in scanned(context):
+        text = scan.text
+        if text.text not in memo:
+            memo[text.text] = secrets(text.text)
+        found = memo[text.text]
         if found:
             kinds = sorted({kind for kind, _ in found})
             yield _hit(text, f"{text.where} holds {', '.join(kinds)}: {found[0][1]}")
@@ -683,8 +769,9 @@ def exfiltration_links(text: str) -> list[tuple[str, str]]:
     security_severity=7.0,
 )
 def exfiltration(context: LintContext) -> Iterator[Hit]:
-    for text in catalog_texts(context):
-        if not text.prose:
+    for scan in scanned(context):
+        text = scan.text
+        if not text.prose or ("://" not in text.text and "%3A%2F%2F" not in text.text.upper()):
             continue
         found = exfiltration_links(text.text)
         if found:

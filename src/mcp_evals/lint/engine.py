@@ -224,7 +224,7 @@ def lint_with_context(
                     suppressed=_suppression(options.ignore, item.id, involved),
                 )
             )
-    order = list(CATEGORY_NAMES)
+    order = ["X", *(category for category in CATEGORY_NAMES if category != "X")]  # security first
     findings.sort(
         key=lambda f: (-SEVERITY_RANK[f.severity], order.index(f.category), f.rule, f.file or "", f.line or 0)
     )

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import ast
 import math
-import sys
 from pathlib import Path
 
 import pytest
@@ -163,17 +161,6 @@ def test_mean_interval_is_students_t() -> None:
     assert found is not None
     assert (found.mean, found.low, found.high) == pytest.approx((1.58, 0.700, 2.460), abs=5e-4)
     assert mean_interval([3.0]) is None and mean_interval([]) is None
-
-
-def test_stats_is_a_leaf_on_the_standard_library() -> None:
-    tree = ast.parse((SOURCE / "stats.py").read_text("utf-8"))
-    imported = {
-        (node.module or "") if isinstance(node, ast.ImportFrom) else alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    }
-    assert {name.split(".")[0] for name in imported} <= set(sys.stdlib_module_names) | {"__future__"}
 
 
 def test_no_statistics_outside_the_module() -> None:

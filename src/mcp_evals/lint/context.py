@@ -26,10 +26,10 @@ from mcp_evals.lint.text import (
     jaccard,
     levenshtein,
     shared_terms,
-    surface_words,
 )
 from mcp_evals.providers.pricing import Price
 from mcp_evals.providers.tokens import estimate_tokens
+from mcp_evals.text import surface_words
 
 # How much each signal weighs in a pair's confusion score (documented in docs/lint.md).
 DESCRIPTION_WEIGHT = 0.5

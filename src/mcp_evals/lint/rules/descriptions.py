@@ -7,8 +7,9 @@ from collections.abc import Iterator
 
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
-from mcp_evals.lint.text import name_parts, text_length
+from mcp_evals.lint.text import text_length
 from mcp_evals.providers.tokens import estimate_tokens
+from mcp_evals.text import name_parts
 from mcp_evals.wording import plural
 
 _PLACEHOLDER = re.compile(

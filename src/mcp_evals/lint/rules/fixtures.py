@@ -10,8 +10,8 @@ from mcp_evals.fixtures.model import AnyValue, Contains, Fixture, OneOf, Regex, 
 from mcp_evals.fixtures.validate import fixture_area
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
-from mcp_evals.lint.text import name_parts
 from mcp_evals.stats import wilson_interval
+from mcp_evals.text import name_parts
 from mcp_evals.wording import plural
 
 # A concrete value in a query: quoted text, an email, a URL, a path, anything with a digit, a snake_id.

@@ -17,13 +17,13 @@ import yaml
 from fakes.fake_anthropic import FakeAnthropic
 from fakes.fake_github import FakeGitHub, RunningFakeGitHub
 from fakes.fake_openai import FakeOpenAI
-from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
 from mcp_evals.cli import main
 from mcp_evals.config.load import load_config
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
+from mcp_evals.servers.extract import extract_catalog
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples"

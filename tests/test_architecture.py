@@ -7,10 +7,10 @@ second importer of the MCP SDK fails here, not in a review months later.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
-
-import pytest
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "mcp_evals"
 
@@ -49,7 +49,7 @@ EDGES = (
     "mcp_evals.github",
     "mcp_evals.action",
     "mcp_evals.cli",
-    "mcp_evals.catalog.extract",
+    "mcp_evals.servers.extract",
     "mcp_evals.catalog.snapshot",
     "mcp_evals.baseline.file",
     "mcp_evals.session.server",
@@ -68,8 +68,34 @@ OUTER = {
     "mcp_evals.action": ("mcp_evals.action", "mcp_evals.cli"),
     "mcp_evals.github": ("mcp_evals.github", "mcp_evals.action", "mcp_evals.cli"),
 }
-# The only package that imports the MCP SDK: servers/ (sessions and transports, and `serve`).
-MCP_PACKAGE = "mcp_evals.servers"
+# The only packages that import the MCP SDK: servers/ (the client side: sessions and transports) and
+# serve/ (the server side of `mcp-evals serve`).
+MCP_PACKAGES = ("mcp_evals.servers", "mcp_evals.serve")
+# Every package's rank, lowest first: a package imports only packages ranked below it (leaf modules at
+# the root, such as errors.py or files.py, rank 0 and import only each other). docs/architecture.md
+# draws this table.
+RANKS = {
+    "config": 1,
+    "catalog": 2,
+    "servers": 3,
+    "fixtures": 4,
+    "record": 5,
+    "providers": 6,
+    "run": 7,
+    "score": 8,
+    "baseline": 9,
+    "compare": 10,
+    "report": 11,
+    "output": 12,
+    "lint": 13,
+    "contract": 13,
+    "session": 14,
+    "synth": 14,
+    "github": 15,
+    "action": 16,
+    "serve": 17,
+    "cli": 18,
+}
 
 
 def module_name(path: Path) -> str:
@@ -92,7 +118,12 @@ def _type_checking_only(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
     return False
 
 
-def imports(path: Path) -> Iterator[tuple[str, int]]:
+@cache
+def imports(path: Path) -> tuple[tuple[str, int], ...]:
+    return tuple(_imports(path))
+
+
+def _imports(path: Path) -> Iterator[tuple[str, int]]:
     """Every module ``path`` imports at run time (function-local imports included), with its line."""
     tree = ast.parse(path.read_text("utf-8"))
     parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
@@ -152,40 +183,94 @@ def test_no_import_cycles() -> None:
     assert cycles == [], "import cycles:\n" + "\n".join(" -> ".join(cycle) for cycle in cycles)
 
 
-@pytest.mark.parametrize("name", [name for name in MODULES if within(name, PURE)])
-def test_pure_stages_reach_no_io(name: str) -> None:
+def test_pure_stages_reach_no_io() -> None:
     wrong = [
-        f"line {line}: {target}"
+        f"{name} line {line}: {target}"
+        for name in MODULES
+        if within(name, PURE)
         for target, line in imports(MODULES[name])
         if within(target, EDGES) or target.split(".")[0] in IO_LIBRARIES
     ]
-    assert wrong == [], f"{name} is pure but imports: {wrong}"
+    assert wrong == [], "pure stages that import I/O:\n" + "\n".join(wrong)
 
 
-@pytest.mark.parametrize("name", sorted(MODULES))
-def test_outer_layers_are_imported_only_from_outside(name: str) -> None:
+def test_outer_layers_are_imported_only_from_outside() -> None:
     wrong = [
-        f"line {line}: {target}"
+        f"{name} line {line}: {target}"
+        for name in sorted(MODULES)
         for target, line in imports(MODULES[name])
         for layer, allowed in OUTER.items()
         if within(target, (layer,)) and not within(name, allowed)
     ]
-    assert wrong == [], f"{name} reaches an outer layer: {wrong}"
+    assert wrong == [], "modules that reach an outer layer:\n" + "\n".join(wrong)
 
 
-@pytest.mark.parametrize("name", sorted(MODULES))
-def test_only_the_servers_package_imports_the_mcp_sdk_and_nothing_imports_the_package_root(name: str) -> None:
-    targets = [(target, line) for target, line in imports(MODULES[name])]
-    if not within(name, (MCP_PACKAGE,)):
-        assert [line for target, line in targets if target.split(".")[0] in ("mcp", "mcp_types")] == []
-    if name not in ("mcp_evals", "mcp_evals.__main__"):
-        assert [line for target, line in targets if target == "mcp_evals"] == []
+def test_only_the_mcp_packages_import_the_sdk_and_nothing_imports_the_package_root() -> None:
+    wrong = []
+    for name in sorted(MODULES):
+        for target, line in imports(MODULES[name]):
+            if target.split(".")[0] in ("mcp", "mcp_types") and not within(name, MCP_PACKAGES):
+                wrong.append(f"{name} line {line}: imports the MCP SDK ({target})")
+            if target == "mcp_evals" and name not in ("mcp_evals", "mcp_evals.__main__"):
+                wrong.append(f"{name} line {line}: imports the package root")
+    assert wrong == [], "\n".join(wrong)
+
+
+def package_of(name: str) -> str:
+    """``mcp_evals.run.runner`` → ``run``; a module at the root (``mcp_evals.errors``) is a leaf."""
+    parts = name.split(".")
+    if len(parts) == 1 or name == "mcp_evals.__main__":
+        return "<root>"
+    return parts[1] if (SOURCE / parts[1]).is_dir() else "<leaf>"
+
+
+def test_every_package_has_a_rank() -> None:
+    packages = {package_of(name) for name in MODULES} - {"<root>", "<leaf>"}
+    assert packages - set(RANKS) == set(), "give these packages a rank in RANKS"
+    assert set(RANKS) - packages == set(), "RANKS names packages that do not exist"
+
+
+def test_packages_import_downward_only() -> None:
+    """A package imports only packages of a lower rank (leaf modules rank lowest; equal ranks are
+    siblings that may not import each other), so no package cycle can form."""
+    wrong = []
+    for name in sorted(MODULES):
+        source = package_of(name)
+        if source == "<root>":
+            continue
+        for target, line in imports(MODULES[name]):
+            if not target.startswith("mcp_evals.") or target not in MODULES:
+                continue
+            destination = package_of(target)
+            if destination in ("<leaf>", source):
+                continue
+            if source == "<leaf>" or rank(destination) >= rank(source):
+                wrong.append(
+                    f"{name} line {line}: {target} ({destination}, rank {rank(destination)}) "
+                    f"is not below {source} (rank {rank(source)})"
+                )
+    assert wrong == [], "imports that go up or sideways:\n" + "\n".join(wrong)
+
+
+def rank(package: str) -> int:
+    return 0 if package == "<leaf>" else RANKS[package]
+
+
+def test_package_ranks_are_what_the_docs_show() -> None:
+    """docs/architecture.md's rank table (``| rank | packages |``) lists the same ranks as RANKS."""
+    text = (SOURCE.parents[1] / "docs" / "architecture.md").read_text("utf-8")
+    documented = {
+        package: int(row.group(1))
+        for row in re.finditer(r"^\| (\d+) \| (.*) \|$", text, flags=re.M)
+        for package in re.findall(r"`(\w+)/`", row.group(2))
+    }
+    assert documented == RANKS
 
 
 def test_the_rules_see_what_they_check() -> None:
     """The checks above would pass vacuously on a parser that found nothing: make sure it finds things."""
     runner_imports = {target for target, _ in imports(MODULES["mcp_evals.run.runner"])}
     assert "mcp_evals.run.budget" in runner_imports
-    extract = {target for target, _ in imports(MODULES["mcp_evals.catalog.extract"])}
+    extract = {target for target, _ in imports(MODULES["mcp_evals.servers.extract"])}
     assert "mcp_evals.servers.client" in extract  # a function-local import is seen
     assert len(MODULES) > 60 and sum(map(len, graph().values())) > 150

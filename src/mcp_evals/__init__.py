@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from mcp_evals.baseline.compare import Baseline, BaselineComparison, compare_with_baseline
     from mcp_evals.baseline.file import load_baseline
     from mcp_evals.catalog.diff import CatalogDiff, diff_catalogs
-    from mcp_evals.catalog.extract import extract_catalog
     from mcp_evals.catalog.model import Catalog, ServerInfo, Tool
     from mcp_evals.catalog.snapshot import load_catalog
     from mcp_evals.config.load import load_config
@@ -32,6 +31,7 @@ if TYPE_CHECKING:
     from mcp_evals.run.runner import run_eval
     from mcp_evals.score import Scorecard, score_results
     from mcp_evals.score.gate import GateDecision, evaluate_gate
+    from mcp_evals.servers.extract import extract_catalog
 
 # name -> module that defines it: every name is imported on first use, so `import mcp_evals.cli`
 # (which imports this package first) loads nothing but the version.
@@ -42,7 +42,7 @@ _LAZY = {
     "load_baseline": "baseline.file",
     "CatalogDiff": "catalog.diff",
     "diff_catalogs": "catalog.diff",
-    "extract_catalog": "catalog.extract",
+    "extract_catalog": "servers.extract",
     "Catalog": "catalog.model",
     "ServerInfo": "catalog.model",
     "Tool": "catalog.model",

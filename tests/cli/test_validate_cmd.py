@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import HELPDESK, REPO_ROOT, RunCli
-from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.snapshot import write_snapshot
 from mcp_evals.cli import cli
 from mcp_evals.config.load import load_config
 from mcp_evals.fixtures.load import load_fixtures
+from mcp_evals.servers.extract import extract_catalog
 from support.validate_helpers import listing, run_main, write
 
 EXAMPLE_FIXTURES = len(load_fixtures(load_config(HELPDESK / "mcp-evals.yaml")))

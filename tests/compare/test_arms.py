@@ -12,11 +12,11 @@ from conftest import Cli, MakeProject
 from fakes.fake_anthropic import FakeAnthropic
 from fakes.fake_http import Recorded, Reply
 from fakes.fake_openai import FakeOpenAI
+from mcp_evals.answers import Usage
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.compare.paired import Comparison
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.pricing import find_price
-from mcp_evals.record.model import Usage
 from mcp_evals.record.read import read_results
 from mcp_evals.run.budget import Budget
 from mcp_evals.stats import sign_test

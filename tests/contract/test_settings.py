@@ -17,7 +17,7 @@ from mcp_evals.contract.regression import evaluate_gate
 from mcp_evals.contract.reports import render_console, render_contract_markdown, render_html
 from mcp_evals.contract.watch import Watcher
 from mcp_evals.errors import ConfigError, InputFileError
-from mcp_evals.servers.harness import Harness, HarnessError
+from mcp_evals.serve.harness import Harness, HarnessError
 from support.validate_helpers import run_main
 
 from .conftest import Project, case_of, contract_server, step_of
@@ -218,7 +218,7 @@ def test_serve_lint_checks_the_rule_ids_as_the_cli_does(project: Project) -> Non
 def test_the_served_tools_declare_output_schemas(project: Project) -> None:
     import anyio
 
-    from mcp_evals.servers.serve import build_server
+    from mcp_evals.serve.app import build_server
 
     project.case("x", [{"id": "a", "tool": "t"}], simulate=True)
     server = build_server(Harness(project.setup()))

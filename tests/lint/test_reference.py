@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import HELPDESK, RunCli
-from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.lint.engine import lint
 from mcp_evals.lint.model import LintReport
+from mcp_evals.servers.extract import extract_catalog
 from support.catalog_helpers import PYTHON, node_server, write_config
 
 SERVERS = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mcp_evals.answers import Usage
 from mcp_evals.config.model import ModelPrice
 from mcp_evals.errors import ConfigError
 from mcp_evals.providers.pricing import (
@@ -14,7 +15,6 @@ from mcp_evals.providers.pricing import (
     rejects_forced_tool_choice,
     require_price,
 )
-from mcp_evals.record.model import Usage
 
 
 def test_the_table_covers_current_claude_and_openai_models() -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_evals.answers import ToolCall, Usage
 from mcp_evals.catalog.model import Catalog, ServerInfo, Tool
 from mcp_evals.config.model import GateOptions, ScoringOptions
 from mcp_evals.fixtures.model import Fixture, fixture_set_hash
-from mcp_evals.record.model import FixtureResult, RunHeader, SamplingSettings, ToolCall, Usage
+from mcp_evals.record.model import FixtureResult, RunHeader, SamplingSettings
 from mcp_evals.record.read import Results
 
 STARTED = "2026-11-02T09:30:00.000Z"

@@ -34,9 +34,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mcp_evals.answers import now_iso
 from mcp_evals.catalog.model import canonical_json
 from mcp_evals.config.model import BaselineOptions, ScoringOptions
-from mcp_evals.record.model import SamplingSettings, now_iso
+from mcp_evals.record.model import SamplingSettings
 from mcp_evals.score import FixtureScore, Scorecard
 from mcp_evals.stats import mean_interval, sign_test
 from mcp_evals.strict import StrictModel

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from mcp_evals.baseline.compare import BASELINE_FORMAT, BASELINE_SCHEMA_VERSION, Baseline
 from mcp_evals.config.documents import describe_validation_error, load_document
 from mcp_evals.errors import InputFileError
-from mcp_evals.output.files import atomic_write
+from mcp_evals.files import atomic_write
 
 
 def write_baseline(baseline: Baseline, path: Path) -> None:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, ValidationError
 from mcp_evals.catalog.model import SNAPSHOT_FORMAT, Catalog, ServerInfo, build_catalog
 from mcp_evals.config.documents import describe_validation_error, parse_json, read_text
 from mcp_evals.errors import InputFileError, where
-from mcp_evals.output.files import atomic_write
+from mcp_evals.files import atomic_write
 
 
 class Snapshot(BaseModel):

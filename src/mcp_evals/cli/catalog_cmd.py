@@ -13,13 +13,13 @@ import click
 from mcp_evals._version import __version__
 from mcp_evals.catalog.classify import CHANGE_CLASSES, CLASS_LABELS, ClassifiedChange, counts, describe
 from mcp_evals.catalog.diff import CatalogDiff, RenamedTool, diff_catalogs
-from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, read_lock, write_lock, write_snapshot
 from mcp_evals.cli.options import config_inputs, config_option, read_config
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError
-from mcp_evals.output.files import refuse_inputs
+from mcp_evals.files import refuse_inputs
+from mcp_evals.servers.extract import extract_catalog
 from mcp_evals.servers.model import CLIENT_NAME
 from mcp_evals.wording import plural
 

@@ -30,11 +30,11 @@ from mcp_evals.compare.paired import ArmInfo, ArmRecord, Comparison, compare_arm
 from mcp_evals.compare.runner import ArmsRunner, interleave
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, InputFileError, where
+from mcp_evals.files import atomic_write, check_writable, refuse_inputs
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, validate_fixtures
 from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
-from mcp_evals.output.files import atomic_write, check_writable, refuse_inputs
 from mcp_evals.providers.base import Provider, ToolSearch
 from mcp_evals.record.read import read_results
 from mcp_evals.report.comparison import render_comparison
@@ -58,7 +58,7 @@ def _catalog(config: Config, snapshot: Path | None) -> Catalog:
         from mcp_evals.catalog.snapshot import load_catalog
 
         return load_catalog(snapshot, areas=config.areas or None)
-    from mcp_evals.catalog.extract import extract_catalog
+    from mcp_evals.servers.extract import extract_catalog
 
     config.check_variables()
     return extract_catalog(config)

@@ -10,13 +10,13 @@ from urllib.parse import urlsplit
 
 import click
 
-from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
 from mcp_evals.errors import EXIT_OK, ConfigError, McpEvalsError
+from mcp_evals.files import atomic_write
 from mcp_evals.fixtures.scaffold import config_text, propose_areas, stubs_text
-from mcp_evals.output.files import atomic_write
+from mcp_evals.servers.extract import extract_catalog
 from mcp_evals.wording import plural
 
 DEFAULT_FIXTURES = "evals"

@@ -70,7 +70,7 @@ def lint(
         )
     text, failed = _run(config_path, snapshot, output_format, results_path, probe)
     if output is not None:
-        from mcp_evals.output.files import atomic_write
+        from mcp_evals.files import atomic_write
 
         with atomic_write(output) as stream:
             stream.write(text + "\n")
@@ -82,10 +82,10 @@ def lint(
 def _run(
     config_path: Path, snapshot: Path | None, output_format: str, results_path: Path | None, probe: bool
 ) -> tuple[str, bool]:
-    from mcp_evals.catalog.extract import extract_catalog
     from mcp_evals.catalog.snapshot import load_catalog
     from mcp_evals.lint.render import render_json, render_lint_markdown, render_sarif, render_text
     from mcp_evals.lint.setup import lint_config, prepare_lint
+    from mcp_evals.servers.extract import extract_catalog
 
     config = read_config(config_path)
     setup = prepare_lint(config)  # before any server starts

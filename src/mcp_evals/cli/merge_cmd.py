@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from mcp_evals.errors import EXIT_OK
-from mcp_evals.output.files import atomic_write, refuse_inputs
+from mcp_evals.files import atomic_write, refuse_inputs
 from mcp_evals.record.merge import read_results_files
 from mcp_evals.record.read import Results, write_line
 

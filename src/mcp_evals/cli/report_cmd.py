@@ -12,7 +12,7 @@ from mcp_evals.cli.options import colour_wanted, config_inputs, output_format, t
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
 from mcp_evals.errors import EXIT_OK
-from mcp_evals.output.files import atomic_write, refuse_inputs
+from mcp_evals.files import atomic_write, refuse_inputs
 from mcp_evals.output.reports import compare_to, configured_baseline
 from mcp_evals.record.merge import read_results_files
 from mcp_evals.report import FORMATS, ReportFormat, render

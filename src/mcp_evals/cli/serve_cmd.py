@@ -49,8 +49,8 @@ def serve(
     binding --host beyond loopback needs MCP_EVALS_SERVE_TOKEN (clients send it as a bearer token
     or an X-API-Key header).
     """
-    from mcp_evals.servers.harness import Harness
-    from mcp_evals.servers.serve import TOKEN_VARIABLE, serve_http, serve_stdio
+    from mcp_evals.serve.app import TOKEN_VARIABLE, serve_http, serve_stdio
+    from mcp_evals.serve.harness import Harness
 
     setup = load_setup(ctx, config_path)
     harness = Harness(

@@ -42,7 +42,7 @@ def _emit(text: str, out: Path | None) -> None:
         click.echo(text, nl=False)
         sys.stdout.flush()
         return
-    from mcp_evals.output.files import atomic_write
+    from mcp_evals.files import atomic_write
 
     with atomic_write(out) as stream:
         stream.write(text)

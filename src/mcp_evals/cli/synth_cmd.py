@@ -18,9 +18,9 @@ from mcp_evals.cli.options import config_inputs, config_option, read_config, sna
 from mcp_evals.cli.paid import PaidModel, choose_paid_model
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, McpEvalsError, where
+from mcp_evals.files import check_writable, refuse_inputs
 from mcp_evals.fixtures.load import fixture_files, load_fixture_file
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.output.files import check_writable, refuse_inputs
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.synth.assemble import assemble
@@ -40,7 +40,7 @@ def _catalog(config: Config, snapshot: Path | None) -> Catalog:
         from mcp_evals.catalog.snapshot import load_catalog
 
         return load_catalog(snapshot, areas=config.areas or None)
-    from mcp_evals.catalog.extract import extract_catalog
+    from mcp_evals.servers.extract import extract_catalog
 
     config.check_variables()
     return extract_catalog(config)

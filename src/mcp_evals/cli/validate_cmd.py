@@ -10,7 +10,6 @@ from typing import Any
 import click
 
 from mcp_evals.catalog.classify import CLASS_LABELS
-from mcp_evals.catalog.extract import extract_catalog
 from mcp_evals.catalog.lock import LOCK_VERDICTS, UPDATE_COMMAND, LockCheck, check_lock, matches_line
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, read_lock
@@ -28,6 +27,7 @@ from mcp_evals.fixtures.validate import (
     validate_fixtures,
 )
 from mcp_evals.github.workflow_commands import annotation, in_github_actions
+from mcp_evals.servers.extract import extract_catalog
 from mcp_evals.wording import plural
 
 

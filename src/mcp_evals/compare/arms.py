@@ -25,11 +25,11 @@ import re
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
+from mcp_evals.answers import Retrieval, ToolChoiceMode
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.compare.paired import ArmKind
 from mcp_evals.providers.base import Answer, Job, Provider, ToolSearch
 from mcp_evals.providers.lexical import Bm25Index, tool_words
-from mcp_evals.record.model import Retrieval, ToolChoiceMode
 from mcp_evals.text import words
 
 SEARCH_TOOL = "search_tools"

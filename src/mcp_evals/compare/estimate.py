@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from mcp_evals.answers import Usage
 from mcp_evals.compare.arms import (
     SEARCH_DESCRIPTION,
     SEARCH_SCHEMA,
@@ -22,7 +23,6 @@ from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.anthropic_tool_search import SEARCH_TOOLS
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
 from mcp_evals.providers.tokens import TOOL_USE_PREAMBLE_TOKENS, estimate_tokens
-from mcp_evals.record.model import Usage
 
 # The assistant turn and the tool result a second request carries besides the tools (a few lines).
 HISTORY_TOKENS = 60

@@ -16,11 +16,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from mcp_evals.answers import ErrorKind, ToolChoiceMode
 from mcp_evals.compare.arms import Arm
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.base import Answer, Job
 from mcp_evals.providers.failures import ProviderFailure
-from mcp_evals.record.model import ErrorKind, FixtureResult, ToolChoiceMode
+from mcp_evals.record.model import FixtureResult
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import ResultsWriter

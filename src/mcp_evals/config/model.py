@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from mcp_evals.config.unions import ByShape
 from mcp_evals.config.variables import unset_variables, value_problem, variable_problems
 from mcp_evals.errors import ConfigError, where
 from mcp_evals.strict import FileModel
@@ -443,7 +444,7 @@ class LintOptions(StrictModel):
     fail_on: Literal["error", "warning", "info", "never"] = Field(
         "error", description="Exit 1 when a finding at or above this severity is not ignored."
     )
-    rules: dict[LintRuleId, bool | LintSeverity] = Field(
+    rules: dict[LintRuleId, Annotated[bool | LintSeverity, ByShape()]] = Field(
         default_factory=dict,
         description="Rule id → false (off), true (on) or a severity that replaces the rule's own.",
     )
@@ -518,7 +519,7 @@ class Config(FileModel):
     areas: dict[str, list[str]] = Field(
         default_factory=dict, description="Area name → tool names or glob patterns (fnmatch)."
     )
-    fixtures: str | list[str] = Field(
+    fixtures: Annotated[str | list[str], ByShape()] = Field(
         default_factory=list, description="Glob(s) of fixture files, relative to this file's folder."
     )
     exclude_tools: list[str] = Field(

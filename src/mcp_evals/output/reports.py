@@ -9,7 +9,7 @@ from pathlib import Path
 from mcp_evals.baseline.compare import Baseline, BaselineComparison, compare_with_baseline
 from mcp_evals.baseline.file import load_baseline
 from mcp_evals.config.model import BaselineOptions, Config, GateOptions, ReportPaths, ScoringOptions
-from mcp_evals.output.files import atomic_write
+from mcp_evals.files import atomic_write
 from mcp_evals.record.read import Results
 from mcp_evals.report import ReportFormat, render
 from mcp_evals.report.markdown import render_markdown

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
+from mcp_evals.answers import ErrorKind, ToolChoiceMode, Usage
 from mcp_evals.catalog.model import Tool
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.http_headers import header
@@ -31,7 +32,6 @@ from mcp_evals.providers.base import (
 from mcp_evals.providers.failures import ProviderFailure, http_failure, status_verdict
 from mcp_evals.providers.pricing import find_price, rejects_forced_tool_choice
 from mcp_evals.providers.turns import Turn, TurnCall, TurnResult, content_text
-from mcp_evals.record.model import ErrorKind, ToolChoiceMode, Usage
 
 # From this version on the API rejects sampling parameters (temperature, top_p, top_k) with a 400.
 NO_SAMPLING_PARAMETERS_FROM = "2026-10-21"

@@ -25,10 +25,10 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from mcp_evals.output.files import atomic_write
+from mcp_evals.answers import ErrorKind, ToolChoiceMode
+from mcp_evals.files import atomic_write
 from mcp_evals.providers.base import Answer, HttpRequest, Job, as_dict, compact_json, json_body
 from mcp_evals.providers.failures import ProviderFailure
-from mcp_evals.record.model import ErrorKind, ToolChoiceMode
 
 if TYPE_CHECKING:
     from mcp_evals.providers.anthropic import AnthropicProvider

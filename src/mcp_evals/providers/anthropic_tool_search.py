@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mcp_evals.answers import Retrieval, ToolCall, ToolChoiceMode, Usage
 from mcp_evals.providers.base import Answer, HttpRequest, Job, ToolSearch
-from mcp_evals.record.model import Retrieval, ToolCall, ToolChoiceMode, Usage
 
 if TYPE_CHECKING:
     from mcp_evals.providers.anthropic import AnthropicProvider

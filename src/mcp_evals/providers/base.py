@@ -32,12 +32,12 @@ from typing import Any, ClassVar, Literal
 
 import httpx
 
+from mcp_evals.answers import ErrorKind, ProviderName, Retrieval, ToolCall, ToolChoiceMode, Usage
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.turns import Turn, TurnResult
-from mcp_evals.record.model import ErrorKind, ProviderName, Retrieval, ToolCall, ToolChoiceMode, Usage
 from mcp_evals.redact import scrub
 
 CONNECTIONS_PER_CLIENT = 8

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from mcp_evals.answers import ErrorKind
 from mcp_evals.http_headers import header, parse_retry_after
-from mcp_evals.record.model import ErrorKind
 
 
 class ProviderFailure(Exception):

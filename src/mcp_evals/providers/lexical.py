@@ -25,9 +25,9 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from mcp_evals.answers import ToolChoiceMode
 from mcp_evals.catalog.model import Tool
 from mcp_evals.providers.base import Answer, Job, OfflineProvider
-from mcp_evals.record.model import ToolChoiceMode
 from mcp_evals.text import words
 
 K1 = 1.2

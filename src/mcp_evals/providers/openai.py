@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from mcp_evals.answers import ToolChoiceMode, Usage
 from mcp_evals.catalog.model import Tool
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.http_headers import header
@@ -30,7 +31,6 @@ from mcp_evals.providers.base import (
 )
 from mcp_evals.providers.failures import ProviderFailure, http_failure, status_verdict
 from mcp_evals.providers.turns import Turn, TurnCall, TurnResult, content_text
-from mcp_evals.record.model import ToolChoiceMode, Usage
 
 # Reasoning models take `max_completion_tokens` and refuse `temperature`.
 _REASONING = re.compile(r"^(?:gpt-5|o\d)")

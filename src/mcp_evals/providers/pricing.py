@@ -14,9 +14,9 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from mcp_evals.answers import Usage
 from mcp_evals.config.model import ModelPrice
 from mcp_evals.errors import ConfigError
-from mcp_evals.record.model import Usage
 
 _DATE_SUFFIX = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
 DEFAULT_MIN_CACHE_TOKENS = 1024

@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mcp_evals.answers import ProviderName
 from mcp_evals.providers.pricing import provider_of
-from mcp_evals.record.model import ProviderName
 
 if TYPE_CHECKING:
     from mcp_evals.providers.base import Provider, Secret

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from mcp_evals.answers import ToolChoiceMode
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.providers.base import Answer, Job, OfflineProvider, ProviderSettings
 from mcp_evals.providers.failures import ProviderFailure
-from mcp_evals.record.model import FixtureResult, ToolChoiceMode
+from mcp_evals.record.model import FixtureResult
 from mcp_evals.record.read import Results
 
 

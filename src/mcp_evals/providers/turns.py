@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_evals.record.model import ToolCall, Usage
+from mcp_evals.answers import ToolCall, Usage
 
 
 @dataclass

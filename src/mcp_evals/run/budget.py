@@ -14,9 +14,9 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from mcp_evals.answers import Usage
 from mcp_evals.providers.pricing import Price, batch_discount
 from mcp_evals.providers.tokens import estimate_tokens
-from mcp_evals.record.model import Usage
 
 # The cap of a paid run nobody asked for by name (its provider picked from an exported API key, with
 # no --provider, run.provider or budget): docs/running.md, "No surprise spend".

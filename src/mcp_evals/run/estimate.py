@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
+from mcp_evals.answers import Usage
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.anthropic import AnthropicProvider
@@ -20,7 +21,6 @@ from mcp_evals.providers.base import Provider
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, estimate_cost, prices_as_of
 from mcp_evals.providers.tokens import estimate_request_tokens
-from mcp_evals.record.model import Usage
 from mcp_evals.run.budget import requests_within
 from mcp_evals.run.retry import RetryPolicy, with_retries
 

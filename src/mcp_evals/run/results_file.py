@@ -6,10 +6,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from mcp_evals.answers import ToolChoiceMode
 from mcp_evals.errors import InputFileError
+from mcp_evals.files import atomic_write
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.output.files import atomic_write
-from mcp_evals.record.model import FixtureResult, RunHeader, ToolChoiceMode
+from mcp_evals.record.model import FixtureResult, RunHeader
 from mcp_evals.record.read import read_results, write_line
 
 DEFAULT_RESULTS = "mcp-evals-results.ndjson"

@@ -29,12 +29,13 @@ from typing import Any
 
 import anyio
 
+from mcp_evals.answers import ErrorKind, ToolChoiceMode, Usage
 from mcp_evals.config.model import GateOptions, ScoringOptions
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.base import Answer, Job, Provider
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import Price
-from mcp_evals.record.model import ErrorKind, FixtureResult, ToolChoiceMode, Usage
+from mcp_evals.record.model import FixtureResult
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.plan import EXPECT_NOTHING_CACHED, make_header, plan_jobs
 from mcp_evals.run.progress import Progress

@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from mcp_evals.answers import Usage
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import GateOptions, ScoringOptions
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.record.model import FixtureResult, RunHeader, Usage
+from mcp_evals.record.model import FixtureResult, RunHeader
 from mcp_evals.record.read import Results
 from mcp_evals.record.shards import missing_shards
 from mcp_evals.score.arguments import SchemaValidators

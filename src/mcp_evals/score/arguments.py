@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema
 from pydantic import Field
 
+from mcp_evals.answers import ToolCall
 from mcp_evals.catalog.model import Tool
 from mcp_evals.fixtures.model import (
     AnyValue,
@@ -27,7 +28,6 @@ from mcp_evals.fixtures.model import (
     Regex,
     parse_expected,
 )
-from mcp_evals.record.model import ToolCall
 from mcp_evals.strict import StrictModel
 from mcp_evals.wording import shorten
 

@@ -7,11 +7,12 @@ from typing import Any, Literal, get_args
 
 from pydantic import Field
 
+from mcp_evals.answers import ToolCall, Usage
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import ScoringOptions
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import fixture_area as validated_fixture_area
-from mcp_evals.record.model import FixtureResult, ToolCall, Usage
+from mcp_evals.record.model import FixtureResult
 from mcp_evals.score.abstention import classify_abstention
 from mcp_evals.score.arguments import SchemaValidators, check_arguments
 from mcp_evals.strict import StrictModel

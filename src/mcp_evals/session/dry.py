@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from mcp_evals.answers import Usage
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.providers.base import HttpRequest, Provider
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price
 from mcp_evals.providers.tokens import estimate_request_tokens, estimate_tokens
 from mcp_evals.providers.turns import Turn
-from mcp_evals.record.model import Usage
 from mcp_evals.run.retry import RetryPolicy, with_retries
 from mcp_evals.session.loop import Ask, reserved_tokens
 from mcp_evals.session.model import Task

@@ -9,12 +9,12 @@ from pathlib import Path
 import anyio
 
 from mcp_evals._version import __version__
+from mcp_evals.answers import Usage
 from mcp_evals.errors import InputFileError
 from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.providers.anthropic import AnthropicProvider
 from mcp_evals.providers.base import Provider
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
-from mcp_evals.record.model import Usage
 from mcp_evals.run.budget import Budget, requests_within
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.session.aggregate import current_records

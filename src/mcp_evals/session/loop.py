@@ -21,12 +21,12 @@ from typing import Any
 
 import anyio
 
+from mcp_evals.answers import Usage
 from mcp_evals.errors import ServerError
 from mcp_evals.providers.base import HttpRequest, Provider
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.tokens import TOOL_USE_PREAMBLE_TOKENS, estimate_tokens
 from mcp_evals.providers.turns import Turn, TurnResult
-from mcp_evals.record.model import Usage
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy, retrying
 from mcp_evals.session.model import Task, Transform

@@ -27,8 +27,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from mcp_evals.answers import Usage
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.record.model import Usage
 from mcp_evals.score.arguments import SchemaValidators
 from mcp_evals.session.model import AnswerCheck, Task, parse_path, value_at
 from mcp_evals.session.record import CallRecord, SessionRecord

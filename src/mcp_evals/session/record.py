@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from mcp_evals.answers import ErrorKind, Usage
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.record.model import ErrorKind, Usage
 from mcp_evals.session.model import ArmName, FaultKind, TaskSet
 from mcp_evals.strict import StrictModel
 

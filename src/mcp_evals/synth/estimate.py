@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from mcp_evals.answers import Usage
 from mcp_evals.providers.pricing import Price, prices_as_of
 from mcp_evals.providers.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
-from mcp_evals.record.model import Usage
 from mcp_evals.synth.model import SynthSettings
 from mcp_evals.synth.prompts import PARAPHRASE_SYSTEM, Ask
 

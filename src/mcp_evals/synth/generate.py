@@ -17,12 +17,12 @@ from typing import TypeVar
 
 import anyio
 
+from mcp_evals.answers import Usage
 from mcp_evals.catalog.model import Catalog, Tool, matches
 from mcp_evals.lint.context import LintContext
 from mcp_evals.lint.rules.consistency import confusable
 from mcp_evals.providers.base import Answer, Provider
 from mcp_evals.providers.failures import ProviderFailure
-from mcp_evals.record.model import Usage
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy, retrying
 from mcp_evals.synth.assemble import Dropped, screen_intents

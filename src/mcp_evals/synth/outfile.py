@@ -15,9 +15,9 @@ from typing import Any
 import yaml
 
 from mcp_evals.errors import InputFileError
+from mcp_evals.files import atomic_write
 from mcp_evals.fixtures.load import load_fixture_file
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.output.files import atomic_write
 
 _FIELD_ORDER = (
     "id",

@@ -1,4 +1,4 @@
-"""What ``mcp-evals serve`` does for each tool, without the MCP wiring (``servers.serve`` adds that).
+"""What ``mcp-evals serve`` does for each tool, without the MCP wiring (``serve.app`` adds that).
 
 Every write stays inside the configured folders: case files go to the cases folder, HTML reports
 to ``contract.reports``, selection-eval results to ``.mcp-evals/runs``; a name that would reach
@@ -36,7 +36,7 @@ from mcp_evals.contract.regression import Comparison, GateResult, compare_runs, 
 from mcp_evals.contract.reports import comparison_lines, render_console, render_html
 from mcp_evals.contract.runner import run_cases
 from mcp_evals.errors import McpEvalsError
-from mcp_evals.output.files import atomic_write
+from mcp_evals.files import atomic_write
 from mcp_evals.providers.registry import PAID_PROVIDERS
 from mcp_evals.wording import plural
 
@@ -372,9 +372,9 @@ class Harness:
         config = self.setup.config
         if config is None:
             raise HarnessError("validate_fixtures needs a config with `fixtures:` (run serve with --config)")
-        from mcp_evals.catalog.extract import extract_catalog_async
         from mcp_evals.fixtures.load import load_fixtures
         from mcp_evals.fixtures.validate import validate_fixtures
+        from mcp_evals.servers.extract import extract_catalog_async
 
         catalog = await extract_catalog_async(config)
         problems = validate_fixtures(
@@ -397,9 +397,9 @@ class Harness:
         config = self.setup.config
         if config is None:
             raise HarnessError("lint_catalog needs a config (run serve with --config)")
-        from mcp_evals.catalog.extract import extract_catalog_async
         from mcp_evals.lint.render import render_text
         from mcp_evals.lint.setup import lint_config, prepare_lint
+        from mcp_evals.servers.extract import extract_catalog_async
 
         prepared = prepare_lint(config)  # as the CLI: rule ids checked, fixtures read, before any server
         report, _ = lint_config(prepared, await extract_catalog_async(config))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mcp_evals.errors import ConfigError, McpEvalsError
-from mcp_evals.output.files import atomic_write, check_writable, refuse_inputs
+from mcp_evals.files import atomic_write, check_writable, refuse_inputs
 
 
 @pytest.fixture

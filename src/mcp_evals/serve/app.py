@@ -1,7 +1,7 @@
 """``mcp-evals serve``: the harness as an MCP server, over stdio or Streamable HTTP.
 
 The server side of the MCP SDK lives here, inside the ``servers`` package (``servers.client`` is the
-client side). It only wires tools to ``servers.harness`` and turns an ``McpEvalsError`` into a tool
+client side). It only wires tools to ``serve.harness`` and turns an ``McpEvalsError`` into a tool
 error, so the rest of the code stays free of SDK types.
 
 Over HTTP on loopback no credential is needed; bound to any other address the server refuses to
@@ -22,7 +22,7 @@ from mcp_evals._version import __version__
 from mcp_evals.contract.model import Step
 from mcp_evals.contract.regression import GateResult
 from mcp_evals.errors import ConfigError, McpEvalsError
-from mcp_evals.servers.harness import (
+from mcp_evals.serve.harness import (
     CaseListing,
     CatalogLint,
     ComparisonReport,

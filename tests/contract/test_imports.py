@@ -1,4 +1,5 @@
-"""contract/ imports only its layer: config, catalog, servers, fixtures, providers, report.escape, output."""
+"""contract/ imports only its layer: config, catalog, servers, fixtures, providers, report.escape, output
+and the leaves it needs (errors, strict, wording, suggest, _version)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ ALLOWED = (
     "mcp_evals.errors",
     "mcp_evals.strict",
     "mcp_evals.wording",
+    "mcp_evals.suggest",
     "mcp_evals._version",
 )
 

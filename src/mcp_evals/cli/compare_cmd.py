@@ -34,7 +34,6 @@ from mcp_evals.files import atomic_write, check_writable, refuse_inputs
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, validate_fixtures
-from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.providers.base import Provider, ToolSearch
 from mcp_evals.record.read import read_results
 from mcp_evals.report.comparison import render_comparison
@@ -43,6 +42,7 @@ from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import ResultsWriter
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.run.runner import RunSettings, summarize_dropouts
+from mcp_evals.suggest import Suggester, did_you_mean
 
 DEFAULT_OUT = "mcp-evals-compare"
 ARM_KINDS = ("full", "deferred", "grouped")

@@ -32,7 +32,6 @@ from mcp_evals.files import check_writable, refuse_inputs
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, locate_in_config, validate_fixtures
-from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.output.reports import configured_report_paths
 from mcp_evals.providers.base import Provider, ProviderSettings
 from mcp_evals.providers.failures import ProviderFailure
@@ -49,6 +48,7 @@ from mcp_evals.run.results_file import DEFAULT_RESULTS, ResultsWriter, resume_fr
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.run.runner import Runner, RunSettings, RunSummary, summarize_dropouts
 from mcp_evals.servers.extract import extract_catalog
+from mcp_evals.suggest import Suggester, did_you_mean
 
 
 def _env_number(

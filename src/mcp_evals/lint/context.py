@@ -24,11 +24,11 @@ from mcp_evals.lint.text import (
     canonical_parts,
     cosine,
     jaccard,
-    levenshtein,
     shared_terms,
 )
 from mcp_evals.providers.pricing import Price
 from mcp_evals.providers.tokens import estimate_tokens
+from mcp_evals.suggest import edit_distance
 from mcp_evals.text import surface_words
 
 # How much each signal weighs in a pair's confusion score (documented in docs/lint.md).
@@ -353,7 +353,7 @@ def character_trigrams(text: str) -> frozenset[str]:
 
 def _near_name(a: str, b: str, limit: int) -> str | None:
     """Why two (lower-cased) names are near-duplicates by spelling, or None."""
-    found = levenshtein(a, b, limit)
+    found = edit_distance(a, b, limit)
     if found > limit:
         return None
     return f"{found} edit{'s' if found != 1 else ''} apart"

@@ -69,28 +69,6 @@ def canonical_parts(name: str) -> tuple[str, ...]:
     return tuple(merged)
 
 
-def levenshtein(a: str, b: str, limit: int | None = None) -> int:
-    """Edit distance; with ``limit``, any distance above it is returned as ``limit + 1`` (faster)."""
-    if a == b:
-        return 0
-    if limit is not None and abs(len(a) - len(b)) > limit:
-        return limit + 1
-    if len(a) < len(b):
-        a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, char_a in enumerate(a, start=1):
-        current = [i]
-        best = i
-        for j, char_b in enumerate(b, start=1):
-            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
-            current.append(value)
-            best = min(best, value)
-        if limit is not None and best > limit:
-            return limit + 1
-        previous = current
-    return previous[-1]
-
-
 def bigrams(text: str) -> frozenset[str]:
     padded = f" {text} "
     return frozenset(padded[index : index + 2] for index in range(len(padded) - 1))

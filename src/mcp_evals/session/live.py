@@ -11,7 +11,6 @@ import anyio
 from mcp_evals._version import __version__
 from mcp_evals.answers import Usage
 from mcp_evals.errors import InputFileError
-from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.providers.anthropic import AnthropicProvider
 from mcp_evals.providers.base import Provider
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
@@ -37,6 +36,7 @@ from mcp_evals.session.records_file import RecordsWriter, read_records, records_
 from mcp_evals.session.runner import Cell, RunOutcome, SessionRun, plan_sessions
 from mcp_evals.session.server import ToolBoundary
 from mcp_evals.session.transforms import removes_anything, result_paths
+from mcp_evals.suggest import Suggester, did_you_mean
 
 Say = Callable[[str], None]
 COUNT_TOKENS_NOTE = (

@@ -18,11 +18,11 @@ from pydantic import BaseModel, Field
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.documents import dotted
 from mcp_evals.errors import where
-from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.score.arguments import SchemaValidators
 from mcp_evals.session.metrics import in_order
 from mcp_evals.session.model import ARM_NAMES, TaskSet
 from mcp_evals.session.transforms import schema_paths
+from mcp_evals.suggest import Suggester, did_you_mean
 
 
 class TaskProblem(BaseModel):

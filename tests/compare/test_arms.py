@@ -490,7 +490,7 @@ def test_dry_estimates_each_arm_per_fixture_and_sends_nothing(
     assert result.code == 0, result.err
     assert anthropic.requests == []
     lines = result.out.splitlines()
-    assert lines[1] == "56 fixtures × 1 sample(s) × 3 arms, interleaved in one run"
+    assert lines[1] == "56 fixtures × 1 sample × 3 arms, interleaved in one run"
     per_arm = {line.split()[0]: line for line in lines if line.startswith("  ")}
     assert per_arm["full"].split()[1] == "1" and per_arm["deferred"].split()[1] == "1"
     assert per_arm["grouped"].split()[1] == "2"

@@ -19,6 +19,7 @@ from fakes.fake_openai import FakeOpenAI
 from fakes.fake_openai import Text as OText
 from mcp_evals.session.aggregate import summarize
 from mcp_evals.session.records_file import newest_records_file, read_records
+from mcp_evals.wording import plural
 
 from .conftest import EU_STATUS, MISSING_JOB, SALESFORCE, write_config, write_tasks
 
@@ -78,7 +79,7 @@ def test_resume_after_a_kill_runs_only_the_unfinished_sessions(
         finally:
             del os.environ["ANTHROPIC_API_KEY"], os.environ["ANTHROPIC_BASE_URL"]
         assert result.code == 0, result.err
-        assert f"resume: {len(finished)} finished session(s) kept" in result.err
+        assert f"resume: {plural(len(finished), 'finished session')} kept" in result.err
         for task in TASKS:
             asked = requests_for(fake, str(task["prompt"])) - before[task["id"]]
             assert asked == (0 if task["id"] in finished else 2), task[

@@ -43,6 +43,7 @@ from mcp_evals.run.results_file import ResultsWriter
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.run.runner import RunSettings, summarize_dropouts
 from mcp_evals.suggest import Suggester, did_you_mean
+from mcp_evals.wording import plural
 
 DEFAULT_OUT = "mcp-evals-compare"
 ARM_KINDS = ("full", "deferred", "grouped")
@@ -91,8 +92,8 @@ def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config, a
         errors = [str(problem) for problem in problems if problem.severity == "error"]
         shown = "\n".join(f"  {line}" for line in errors[:20])
         raise InputFileError(
-            f"the fixtures do not validate against the catalog of arm {arm!r} ({len(errors)} error(s)); "
-            f"not comparing:\n{shown}",
+            f"the fixtures do not validate against the catalog of arm {arm!r} "
+            f"({plural(len(errors), 'error')}); not comparing:\n{shown}",
             hint="a comparison asks the same fixtures of every arm: each catalog must have their tools",
         )
 
@@ -319,7 +320,7 @@ def compare(
         label_b = (
             f"catalog B: {catalog_b}"
             if catalog_b
-            else f"catalog B: catalog A with {count} new description(s)"
+            else f"catalog B: catalog A with {plural(count, 'new description')}"
         )
     arms = build_arms(
         config, paid, catalog_a=first, catalog_b=second, kinds=kinds, label_a=label_a, label_b=label_b
@@ -403,7 +404,8 @@ def _run(
         total=len(jobs),
     )
     click.echo(
-        f"mcp-evals compare: {len(planned)} fixtures × {samples} sample(s) × {len(arms)} arms "
+        f"mcp-evals compare: {plural(len(planned), 'fixture')} × {plural(samples, 'sample')} × "
+        f"{plural(len(arms), 'arm')} "
         f"({', '.join(arm.name for arm in arms)}) = {len(jobs)} jobs · "
         f"{paid.choice.name}/{paid.settings.model} · concurrency {workers}",
         err=True,

@@ -17,6 +17,7 @@ import click
 from mcp_evals.cli.options import config_option, read_config, snapshot_option
 from mcp_evals.config.model import Config, RunOptions
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
+from mcp_evals.wording import plural
 
 SESSION_PROVIDERS = ("anthropic", "openai")
 
@@ -250,9 +251,9 @@ def session(
         notes=[],
     )
     _say(
-        f"mcp-evals session: {plan.sessions} sessions ({len(tasks)} tasks × {len(arms)} arms × "
-        f"{len(levels)} fault levels × {runs} run(s)) · {choice.name}/{model_name} · "
-        + (f"budget ${budget:g}" if budget is not None else "no budget")
+        f"mcp-evals session: {plural(plan.sessions, 'session')} ({plural(len(tasks), 'task')} × "
+        f"{plural(len(arms), 'arm')} × {plural(len(levels), 'fault level')} × {plural(runs, 'run')}) · "
+        f"{choice.name}/{model_name} · " + (f"budget ${budget:g}" if budget is not None else "no budget")
     )
     try:
         path, outcome = run_live(prepared, providers, judge, plan, live, _say)
@@ -313,8 +314,8 @@ def validate(ctx: click.Context, config_path: Path, tasks_path: Path, snapshot: 
     warnings = len(problems) - errors
     verdict = "FAILED" if errors else "ok"
     click.echo(
-        f"{verdict}: {len(task_set.tasks)} tasks against {len(catalog.tools)} tools · "
-        f"{errors} errors, {warnings} warnings"
+        f"{verdict}: {plural(len(task_set.tasks), 'task')} against {plural(len(catalog.tools), 'tool')} · "
+        f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
     )
     return EXIT_CHECK_FAILED if errors else EXIT_OK
 

@@ -28,7 +28,7 @@ from mcp_evals.fixtures.validate import (
 )
 from mcp_evals.github.workflow_commands import annotation, in_github_actions
 from mcp_evals.servers.extract import extract_catalog
-from mcp_evals.wording import plural
+from mcp_evals.wording import noun, plural
 
 
 def _shown(path: Path) -> str:
@@ -82,7 +82,8 @@ def lock_lines(lock: LockCheck) -> list[str]:
         "",
     ]
     for tool, fixture_ids in lock.exercised_by.items():
-        lines.append(f"{plural(len(fixture_ids), 'fixture')} cover `{printable(tool, 200)}`")
+        count = len(fixture_ids)
+        lines.append(f"{plural(count, 'fixture')} {noun(count, 'covers', 'cover')} `{printable(tool, 200)}`")
     if lock.rerun:
         lines.append(f"re-run them: {printable(lock.rerun)} (or dispatch the paid eval)")
     return [*lines, fix]

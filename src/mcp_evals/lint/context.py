@@ -7,7 +7,6 @@ prediction alike.
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from mcp_evals.lint.text import (
     shared_terms,
 )
 from mcp_evals.providers.pricing import Price
-from mcp_evals.providers.tokens import estimate_tokens
+from mcp_evals.providers.tokens import estimate_tool_tokens
 from mcp_evals.suggest import edit_distance
 from mcp_evals.text import surface_words
 
@@ -163,7 +162,7 @@ class LintContext:
     @cached_property
     def tool_tokens(self) -> dict[str, int]:
         """Estimated tokens of each tool's definition as a model receives it."""
-        return {tool.name: estimate_tokens(tool_definition(tool)) for tool in self.tools}
+        return {tool.name: estimate_tool_tokens(tool) for tool in self.tools}
 
     # ------------------------------------------------------------------ pairs
 
@@ -186,16 +185,6 @@ class LintContext:
             + NAME_WEIGHT * name
             + PARAMETER_WEIGHT * jaccard(parameters[i], parameters[j])
         )
-
-
-def tool_definition(tool: Tool) -> str:
-    """The tool as a provider receives it (Anthropic's shape; OpenAI's differs by a few keys)."""
-    document: dict[str, Any] = {
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.input_schema,
-    }
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
 
 
 def compare_all(context: LintContext) -> PairAnalysis:

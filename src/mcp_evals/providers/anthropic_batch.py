@@ -29,6 +29,7 @@ from mcp_evals.answers import ErrorKind, ToolChoiceMode
 from mcp_evals.files import atomic_write
 from mcp_evals.providers.base import Answer, HttpRequest, Job, as_dict, compact_json, json_body
 from mcp_evals.providers.failures import ProviderFailure
+from mcp_evals.wording import noun, plural
 
 if TYPE_CHECKING:
     from mcp_evals.providers.anthropic import AnthropicProvider
@@ -154,7 +155,7 @@ class BatchRun:
             created.append(batch)
             self.submitted.append(batch)
             self.save()
-            self.host.say(f"batch {batch.id}: {len(chunk)} requests submitted")
+            self.host.say(f"batch {batch.id}: {plural(len(chunk), 'request')} submitted")
         return created
 
     def answered(self, job: Job, answer: Answer, mode: ToolChoiceMode | None) -> None:
@@ -304,7 +305,7 @@ async def run_batches(provider: AnthropicProvider, host: BatchHost, jobs: list[J
         run.sent |= resumed
         pending = [job for job in pending if id(job) not in resumed]
         run.submitted.extend(batches)
-        host.say(f"resuming {len(batches)} batch(es) an earlier run submitted")
+        host.say(f"resuming {plural(len(batches), 'batch', 'batches')} an earlier run submitted")
     # The budget: keep what fits at the batch price (the first request's estimate includes the cache write).
     allowed: list[Job] = []
     for job in pending:
@@ -312,7 +313,8 @@ async def run_batches(provider: AnthropicProvider, host: BatchHost, jobs: list[J
             allowed.append(job)
             continue
         host.on_budget_stop(
-            f"budget: {len(allowed)} requests fit in ${host.budget_usd:g}; the rest are not sent"
+            f"budget: {plural(len(allowed), 'request')} {noun(len(allowed), 'fits', 'fit')} "
+            f"in ${host.budget_usd:g}; the rest are not sent"
         )
         run.not_sent(job)
     try:

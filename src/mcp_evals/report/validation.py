@@ -47,9 +47,9 @@ def _facts(document: Mapping[str, Any]) -> str:
     )
     errors, warnings = _count(document.get("errors", 0)), _count(document.get("warnings", 0))
     facts = [
-        f"{_count(cover.get('fixtures', 0))} fixtures" + (f" ({kind_text})" if kind_text else ""),
-        f"{_count(cover.get('covered_tools', 0))} of {_count(cover.get('tools', 0))} tools covered",
-        f"{len(cover.get('covered_areas') or [])} of {len(cover.get('areas') or [])} areas covered",
+        plural(_count(cover.get("fixtures", 0)), "fixture") + (f" ({kind_text})" if kind_text else ""),
+        f"{_count(cover.get('covered_tools', 0))} of {plural(_count(cover.get('tools', 0)), 'tool')} covered",
+        f"{len(cover.get('covered_areas') or [])} of {plural(len(cover.get('areas') or []), 'area')} covered",
         f"{plural(errors, 'error')}, {plural(warnings, 'warning')}",
     ]
     return " · ".join(facts)

@@ -20,9 +20,11 @@ from mcp_evals.providers.anthropic import AnthropicProvider
 from mcp_evals.providers.base import Provider
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, estimate_cost, prices_as_of
-from mcp_evals.providers.tokens import estimate_request_tokens
+from mcp_evals.providers.tokens import estimate_prefix_tokens, estimate_query_tokens
 from mcp_evals.run.budget import requests_within
+from mcp_evals.run.plan import caching_note
 from mcp_evals.run.retry import RetryPolicy, with_retries
+from mcp_evals.wording import plural
 
 COUNT_RETRY = RetryPolicy(max_attempts=4, max_wait=10)
 
@@ -48,9 +50,17 @@ async def count_tokens(provider: Provider, planned: Sequence[Fixture], workers: 
         await provider.aclose()
     if exact is not None:
         return exact
-    prefix, _ = estimate_request_tokens(provider.cache_prefix(), "")
-    per_fixture = {fixture.id: estimate_request_tokens(b"", fixture.query)[1] for fixture in planned}
-    return TokenCount(exact=False, prefix=prefix, per_fixture=per_fixture, problem=problem)
+    return local_count(provider, planned, problem)
+
+
+def local_count(provider: Provider, planned: Sequence[Fixture], problem: str | None = None) -> TokenCount:
+    """The local estimate of a run's input tokens (``tokens``: the prefix the lint shows too)."""
+    return TokenCount(
+        exact=False,
+        prefix=estimate_prefix_tokens(provider.catalog.tools, provider.system_prompt),
+        per_fixture={fixture.id: estimate_query_tokens(fixture.query) for fixture in planned},
+        problem=problem,
+    )
 
 
 async def _count_exact(provider: Provider, planned: Sequence[Fixture], workers: int) -> TokenCount | None:
@@ -108,7 +118,8 @@ def describe(
     other = [count.per_fixture[fixture.id] for fixture in planned for _ in range(samples)]
     model = provider.settings.model
     lines = [
-        f"model {model} · {len(planned)} fixtures × {samples} sample(s) = {len(other)} requests",
+        f"model {model} · {plural(len(planned), 'fixture')} × {plural(samples, 'sample')} = "
+        f"{plural(len(other), 'request')}",
         f"input tokens counted with {source}:",
         f"  catalog + system prompt: {count.prefix:,} per request (the cacheable prefix)",
     ]
@@ -127,7 +138,8 @@ def describe(
         ]
     per_answer = estimate.output_tokens // max(1, len(other))
     lines.append(
-        f"estimated cost (prices as of {prices_as_of()}; output assumed {per_answer} tokens per answer):"
+        f"estimated cost (prices as of {prices_as_of()}; "
+        f"output assumed {plural(per_answer, 'token')} per answer):"
     )
     if provider.caching and estimate.cacheable:
         this_run = "with --batch and caching" if batch else "with caching"
@@ -160,15 +172,14 @@ def describe(
         )
         if sent < len(other):
             lines.append(
-                f"budget ${budget_usd:g}: a live run would send {sent} of {len(other)} requests, then stop "
+                f"budget ${budget_usd:g}: a live run would send "
+                f"{sent} of {plural(len(other), 'request')}, then stop "
                 "(PRELIMINARY): each request reserves its worst case (output at max_tokens) before it is "
                 "sent; raise the budget or use --limit / --shard"
             )
         else:
             lines.append(f"budget ${budget_usd:g}: this run fits (estimated ${expected:,.4f})")
-    if not estimate.cacheable:
-        lines.append(
-            f"note: the prefix ({count.prefix:,} tokens) is below the {price.min_cache_tokens:,}-token "
-            f"minimum {model} caches: caching will not reduce the cost"
-        )
+    note = caching_note(count.prefix, price, model)
+    if note is not None:
+        lines.append(f"note: {note}")
     return lines

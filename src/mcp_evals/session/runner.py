@@ -29,6 +29,7 @@ from mcp_evals.session.model import ArmName, FaultLevel, Task, TaskSet
 from mcp_evals.session.record import SessionKey, SessionRecord
 from mcp_evals.session.records_file import RecordsWriter
 from mcp_evals.session.server import ToolBoundary
+from mcp_evals.wording import plural
 
 Cell = tuple[str, float, str, int]
 COUNT_RETRY = RetryPolicy(max_attempts=4, max_wait=10)
@@ -132,7 +133,7 @@ class SessionRun:
         if record.status != "finished":
             return f"{label}: {record.status} ({record.error_kind}: {record.error_message})"
         metrics = session_metrics(record, item.task, self.catalog, self.task_set.transient_errors)
-        parts = [f"{record.end}", f"{metrics.steps} steps", f"{metrics.bad_calls} bad calls"]
+        parts = [f"{record.end}", plural(metrics.steps, "step"), plural(metrics.bad_calls, "bad call")]
         if metrics.answer_correct is not None:
             parts.append("answer correct" if metrics.answer_correct else "answer wrong")
         if record.cost_usd is not None:

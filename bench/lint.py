@@ -140,7 +140,7 @@ def main() -> int:
     best = min(seconds for seconds, _, _ in lints)
     print(
         f"lint() of {arguments.tools} tools ({pairs:,} pairs) and {arguments.fixtures:,} fixtures: "
-        f"{best:.2f} s best of {arguments.runs} ({lints[0][1]:,} findings, {lints[0][2]} predicted pairs)"
+        f"{best:.2f} s best of {arguments.runs} ({lints[0][1]:,} findings, {lints[0][2]:,} predicted pairs)"
     )
     print(
         f"mcp-evals lint as a fresh process: {statistics.median(walls):.2f} s median, "

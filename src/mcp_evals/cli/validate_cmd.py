@@ -28,7 +28,7 @@ from mcp_evals.fixtures.validate import (
 )
 from mcp_evals.github.workflow_commands import annotation, in_github_actions
 from mcp_evals.servers.extract import extract_catalog
-from mcp_evals.wording import noun, plural
+from mcp_evals.wording import noun, number, plural
 
 
 def _shown(path: Path) -> str:
@@ -50,13 +50,15 @@ def summary_line(cover: FixtureCoverage, problems: list[Problem], lock: LockChec
     errors = sum(1 for problem in problems if problem.severity == "error")
     warnings = len(problems) - errors
     kinds = ", ".join(
-        f"{cover.kinds[kind]} {kind}" for kind in ("select", "refuse", "clarify") if kind in cover.kinds
+        f"{number(cover.kinds[kind])} {kind}"
+        for kind in ("select", "refuse", "clarify")
+        if kind in cover.kinds
     )
     parts = [
         plural(cover.fixtures, "fixture") + (f" ({kinds})" if kinds else ""),
-        f"{cover.covered_tools} of {plural(cover.tools, 'tool')} covered"
-        + (f" ({cover.excluded_tools} excluded)" if cover.excluded_tools else ""),
-        f"{len(cover.covered_areas)} of {plural(len(cover.areas), 'area')} covered",
+        f"{number(cover.covered_tools)} of {plural(cover.tools, 'tool')} covered"
+        + (f" ({number(cover.excluded_tools)} excluded)" if cover.excluded_tools else ""),
+        f"{number(len(cover.covered_areas))} of {plural(len(cover.areas), 'area')} covered",
         f"{plural(errors, 'error')}, {plural(warnings, 'warning')}",
     ]
     if lock is not None:

@@ -91,6 +91,7 @@ RANKS = {
     "contract": 13,
     "session": 14,
     "synth": 14,
+    "importers": 14,
     "github": 15,
     "action": 16,
     "serve": 17,

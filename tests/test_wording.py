@@ -18,12 +18,19 @@ def test_plural_number_and_noun() -> None:
 
 
 def test_no_message_pluralises_by_hand() -> None:
-    """`1 sample(s)`, `1 fix(es)`: every count in a message goes through ``plural``."""
+    """`1 sample(s)`, `1 fix(es)`, `case{'s' if …}`: every count in a message goes through ``plural``."""
     found = []
     for path in sorted(SOURCE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
             if not isinstance(node, ast.JoinedStr):
                 continue
+            for part in node.values:  # `case{'s' if n != 1 else ''}`
+                value = part.value if isinstance(part, ast.FormattedValue) else None
+                if isinstance(value, ast.IfExp) and "'s'" in {
+                    ast.unparse(value.body),
+                    ast.unparse(value.orelse),
+                }:
+                    found.append(f"{path.relative_to(SOURCE)}:{node.lineno}: {ast.unparse(value)}")
             for before, part in zip(node.values, node.values[1:], strict=False):
                 counted = isinstance(before, ast.FormattedValue) and isinstance(part, ast.Constant)
                 if counted and re.match(r" [a-z][a-z ]*\((e?s)\)", str(part.value)):

@@ -21,7 +21,8 @@ from mcp_evals.config.model import RunOptions
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, McpEvalsError
 from mcp_evals.github import scrubbed_environment
 from mcp_evals.github.workflow_commands import workflow_command
-from mcp_evals.providers.registry import PROVIDERS, choose_provider
+from mcp_evals.provider_registry import FALLBACK, PROVIDERS
+from mcp_evals.providers.registry import choose_provider
 
 
 def read_run_options(step: Step) -> RunOptions:
@@ -42,7 +43,7 @@ def eval_provider(step: Step) -> tuple[str | None, str | None]:
         inputs.provider, options.provider, inputs.api_keys(), inputs.model or options.model
     )
     provider = choice.name
-    if not choice.explicit and provider == "lexical":  # no key at all: skip, never a silent downgrade
+    if not choice.explicit and provider == FALLBACK:  # no key at all: skip, never a silent downgrade
         return None, (
             "no API key was given, so the paid model eval was skipped. Pass "
             "`anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}` (or `openai-api-key`), or "

@@ -14,19 +14,21 @@ from mcp_evals.action.eval_mode import read_run_options
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_PRELIMINARY
 from mcp_evals.github import scrubbed_environment
 from mcp_evals.github.workflow_commands import workflow_command
-from mcp_evals.providers.registry import PROVIDERS, choose_provider
+from mcp_evals.provider_registry import PROVIDERS
+from mcp_evals.providers.registry import choose_provider
+from mcp_evals.wording import alternatives
 
 SESSION_EVENTS = ("workflow_dispatch", "schedule")
-SESSION_PROVIDERS = ("anthropic", "openai")
 
 
 def session_provider(step: Step) -> tuple[str | None, str | None]:
     """The provider the sessions will use and, if they cannot run, why (no key: a fork, a missing secret)."""
     inputs = step.inputs
     options = read_run_options(step)
-    configured = options.provider if options.provider in SESSION_PROVIDERS else None
+    session_providers = PROVIDERS.names(lambda entry: entry.sessions)
+    configured = options.provider if options.provider in session_providers else None
     choice = choose_provider(inputs.provider, configured, inputs.api_keys(), inputs.model or options.model)
-    if choice.name not in SESSION_PROVIDERS:
+    if choice.name not in session_providers:
         return None, (
             "no API key was given, so the paid sessions were skipped. Pass "
             "`anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}` (or `openai-api-key`). "
@@ -70,10 +72,11 @@ def run_session_mode(step: Step) -> ModeResult:
         return _refused(
             "mode `session` needs the `tasks` input: the task-set file, relative to `working-directory`."
         )
-    if inputs.provider is not None and inputs.provider not in SESSION_PROVIDERS:
+    session_providers = PROVIDERS.names(lambda entry: entry.sessions)
+    if inputs.provider is not None and inputs.provider not in session_providers:
+        named = alternatives([f"`{name}`" for name in session_providers])
         return _refused(
-            f"mode `session` needs a model that calls tools: `provider: anthropic` or `openai`, "
-            f"not `{inputs.provider}`."
+            f"mode `session` needs a model that calls tools: `provider:` {named}, not `{inputs.provider}`."
         )
     provider, skip = session_provider(step)
     if skip is not None:

@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "synth": "synth_cmd:synth",
     "compare": "compare_cmd:compare",
     "session": "session_cmd:session",
+    "import": "import_cmd:import_group",
 }
 
 
@@ -56,6 +57,7 @@ SUMMARIES: dict[str, str] = {
     "synth": "Write fixtures with a model: held-out, concrete-valued queries, a frozen test split.",
     "compare": "Run the same fixtures against two catalogs, or one catalog delivered several ways, paired.",
     "session": "Run multi-step sessions: a model uses a live server's tools, per arm and fault level.",
+    "import": "Import another tool's evals: mcp-eval-runner's history, MCPJam, promptfoo, mcpgrade.",
 }
 
 

@@ -14,12 +14,15 @@ from pathlib import Path
 
 import click
 
-from mcp_evals.cli.options import config_option, read_config, snapshot_option
+from mcp_evals.cli.options import ProviderChoice, config_option, read_config, snapshot_option
 from mcp_evals.config.model import Config, RunOptions
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
-from mcp_evals.wording import plural
+from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
+from mcp_evals.wording import alternatives, plural
 
-SESSION_PROVIDERS = ("anthropic", "openai")
+
+def holds_sessions(entry: ProviderEntry) -> bool:
+    return entry.sessions
 
 
 def _config(ctx: click.Context, config_path: Path) -> Config | None:
@@ -66,7 +69,7 @@ def _say(text: str) -> None:
 @click.option("--fault", "fault", metavar="P,…", help="Fault levels in percent, e.g. 0,20 (default: all).")
 @click.option("--runs", type=click.IntRange(1, 100), default=1, show_default=True, help="Sessions per cell.")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")
-@click.option("--provider", type=click.Choice(SESSION_PROVIDERS), help="Default: by the key present.")
+@click.option("--provider", type=ProviderChoice(holds_sessions), help="Default: by the key present.")
 @click.option("--model", help="Model id (env EVAL_MODEL; default the provider's).")
 @click.option("--judge-model", help="The judge of (d), same provider (default: the task set's judge.model).")
 @click.option(
@@ -119,6 +122,7 @@ def session(
     from mcp_evals.providers.base import ProviderSettings
     from mcp_evals.providers.pricing import find_price, provider_of, require_price
     from mcp_evals.providers.registry import choose_provider
+    from mcp_evals.run.asker import Asker, generate_options, own_settings
     from mcp_evals.session.load import arm_catalog, load_task_set, server_of
     from mcp_evals.session.prepare import choose_arms, choose_levels, choose_tasks, prepare, refuse_invalid
 
@@ -135,21 +139,24 @@ def session(
     tasks = choose_tasks(task_set, limit)
     budget = _budget(budget_usd, environ)
     model_asked = model or environ.get("EVAL_MODEL", "").strip() or options.model
-    configured = options.provider if options.provider in SESSION_PROVIDERS else None
+    session_providers = PROVIDERS.names(holds_sessions)
+    configured = options.provider if options.provider in session_providers else None
     choice = choose_provider(provider, configured, environ, model_asked)
     endpoint = base_url or choice.base_url or options.base_url or ""
     if endpoint and not endpoint.lower().startswith(("http://", "https://")):
         raise ConfigError(f"base URL {endpoint!r} has no http:// or https:// scheme")
-    if choice.name not in SESSION_PROVIDERS:
+    if choice.name not in session_providers:
         if not dry:
             _say(
                 "mcp-evals session: skipped: no API key. Sessions need a model that calls tools: set "
-                "ANTHROPIC_API_KEY or OPENAI_API_KEY (read from the environment only, never logged).\n"
+                f"{alternatives(PROVIDERS.key_variables(holds_sessions))} (read from the environment only, "
+                "never logged).\n"
                 "  Estimate the cost first, without a key: mcp-evals session --tasks … --dry"
             )
             return EXIT_OK
         by_model = provider_of(model_asked) if model_asked else None  # `--dry --model gpt-5.4` with no key
-        choice = choose_provider(by_model if by_model in SESSION_PROVIDERS else "anthropic", None, environ)
+        fallback = by_model if by_model in session_providers else session_providers[0]
+        choice = choose_provider(fallback, None, environ)
         endpoint = base_url or choice.base_url or options.base_url or ""
     entry = choice.entry
     paid = billable(choice, endpoint)
@@ -184,25 +191,23 @@ def session(
     if judge_name and budget is not None and not dry:
         require_price(judge_name, options.prices)
 
-    def settings(model_id: str, max_tokens: int) -> ProviderSettings:
+    def settings(model_id: str) -> ProviderSettings:
         return ProviderSettings(
             model=model_id,
             base_url=endpoint or entry.load().default_base_url,
             api_key=choice.key,
             timeout=options.timeout,
-            max_tokens=max_tokens,
-            temperature=options.temperature,
-            anthropic_version=options.anthropic_version,
-            prompt_caching=options.prompt_caching,
             max_connections=4,
+            own=own_settings(options),
         )
 
     provider_class = entry.load()
-    providers = {
-        name: provider_class(
-            settings(model_name, options.max_tokens),
+    askers = {
+        name: Asker(
+            provider_class(settings(model_name)),
             arm_catalog(prepared.catalog, task_set, name),
             task_set.system_prompt_of(name),
+            generate_options(options, conversation=True),
         )
         for name in arms
     }
@@ -212,7 +217,7 @@ def session(
     if dry:
         run_dry(
             prepared,
-            providers,
+            askers,
             plan,
             price=price,
             budget_usd=budget,
@@ -232,7 +237,12 @@ def session(
     from mcp_evals.session.report import render_session_markdown
 
     judge = (
-        provider_class(settings(judge_name, task_set.judge.max_tokens), Catalog(tools=[]), JUDGE_SYSTEM)
+        Asker(
+            provider_class(settings(judge_name)),
+            Catalog(tools=[]),
+            JUDGE_SYSTEM,
+            generate_options(options, conversation=True, max_tokens=task_set.judge.max_tokens),
+        )
         if judge_name
         else None
     )
@@ -256,7 +266,7 @@ def session(
         f"{choice.name}/{model_name} · " + (f"budget ${budget:g}" if budget is not None else "no budget")
     )
     try:
-        path, outcome = run_live(prepared, providers, judge, plan, live, _say)
+        path, outcome = run_live(prepared, askers, judge, plan, live, _say)
     except KeyboardInterrupt:
         _say(
             "mcp-evals session: interrupted; finished sessions are kept in the records folder: run the "

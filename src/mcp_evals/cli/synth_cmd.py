@@ -8,19 +8,21 @@ fixture came) · 3 bad input, nothing to ask, or a paid model without a budget c
 from __future__ import annotations
 
 import datetime
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
 import click
 
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.cli.options import config_inputs, config_option, read_config, snapshot_option
+from mcp_evals.cli.options import ProviderChoice, config_inputs, config_option, read_config, snapshot_option
 from mcp_evals.cli.paid import PaidModel, choose_paid_model
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, McpEvalsError, where
 from mcp_evals.files import check_writable, refuse_inputs
 from mcp_evals.fixtures.load import fixture_files, load_fixture_file
 from mcp_evals.fixtures.model import Fixture
+from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.synth.assemble import assemble
@@ -29,7 +31,7 @@ from mcp_evals.synth.generate import Caller, Synthesis, included_tools, plan_ask
 from mcp_evals.synth.model import SynthSettings
 from mcp_evals.synth.outfile import read_existing, write_fixtures
 from mcp_evals.synth.prompts import Ask
-from mcp_evals.wording import plural
+from mcp_evals.wording import alternatives, plural
 
 # Answers hold several intents or queries as JSON: more room than a tool call needs.
 SYNTH_MAX_TOKENS = 2048
@@ -88,6 +90,11 @@ def _other_fixtures(config: Config, out: Path) -> list[Fixture]:
     return fixtures
 
 
+def writes_text(entry: ProviderEntry) -> bool:
+    """A provider synth can use: one that answers free text (the lexical baseline cannot)."""
+    return entry.conversation
+
+
 @click.command()
 @config_option
 @snapshot_option("Read the catalog from")
@@ -121,7 +128,7 @@ def _other_fixtures(config: Config, out: Path) -> list[Fixture]:
     show_default=True,
     help="Share of each tool's new fixtures held out as the test split (only when the file has none).",
 )
-@click.option("--provider", type=click.Choice(["anthropic", "openai"]), help="Default: by key, as in run.")
+@click.option("--provider", type=ProviderChoice(writes_text), help="Default: by key, as in run.")
 @click.option("--model", help="Model id (env EVAL_MODEL; default as in run).")
 @click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL).")
 @click.option(
@@ -177,10 +184,10 @@ def synth(
         dry=dry,
         max_tokens=max(SYNTH_MAX_TOKENS, config.run.max_tokens),
     )
-    if paid.choice.name not in ("anthropic", "openai"):
+    if not paid.choice.entry.conversation:
         raise ConfigError(
-            "mcp-evals synth needs a model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or name one with "
-            "--provider (the lexical baseline cannot write queries)"
+            f"mcp-evals synth needs a model: set {alternatives(PROVIDERS.key_variables(writes_text))}, "
+            f"or name one with --provider ({paid.choice.entry.in_words} cannot write queries)"
         )
     settings = SynthSettings(
         per_tool=per_tool,
@@ -205,7 +212,7 @@ def synth(
             asks,
             settings,
             paid.price,
-            max_tokens=paid.settings.max_tokens,
+            max_tokens=paid.options.max_tokens,
             budget_usd=paid.budget_usd,
         )
         click.echo("\n".join(lines))
@@ -228,15 +235,16 @@ def _synthesize(
     concurrency: int,
 ) -> int:
     frozen = any(fixture.split == "test" for fixture in old)
-    provider = paid.provider_class(paid.settings, catalog, "")
-    paraphraser = paid.provider_class(paid.settings, Catalog(tools=[]), "")  # held out: no catalog at all
+    provider = paid.provider_class(paid.settings)
     # Before the first answer, each request reserves as much input as the largest prompt of step 1.
     largest = max((ask.system + ask.user for ask in asks), key=len)
-    budget = Budget(paid.budget_usd, paid.price, paid.settings.max_tokens, prefix=largest.encode("utf-8"))
+    budget = Budget(paid.budget_usd, paid.price, paid.options.max_tokens, prefix=largest.encode("utf-8"))
     caller = Caller(
         provider,
         budget,
         RetryPolicy(max_attempts=config.run.max_attempts, max_wait=config.run.max_wait),
+        # No cache marks: each synth request is asked once.
+        options=replace(paid.options, cache="off"),
         concurrency=concurrency,
     )
     click.echo(
@@ -247,10 +255,9 @@ def _synthesize(
 
     async def both_steps() -> Synthesis:
         try:
-            return await synthesize(caller, paraphraser, catalog, settings, config.exclude_tools)
+            return await synthesize(caller, catalog, settings, config.exclude_tools)
         finally:
             await provider.aclose()
-            await paraphraser.aclose()
 
     synthesis = anyio.run(both_steps)
     assembly = assemble(

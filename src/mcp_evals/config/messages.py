@@ -20,7 +20,7 @@ from mcp_evals.config.source import Document, Location
 from mcp_evals.config.unions import BRANCH_TAGS, WRONG_SHAPE
 from mcp_evals.errors import where
 from mcp_evals.suggest import did_you_mean, suggest
-from mcp_evals.wording import shorten
+from mcp_evals.wording import noun, shorten
 
 # The last part of the ``loc`` of an error in a mapping's key (pydantic's own marker).
 _KEY_PART = "[key]"
@@ -124,7 +124,7 @@ def _levels(delta: int) -> str:
     if delta == 0:
         return "at the same depth"
     count = words.get(abs(delta), str(abs(delta)))
-    return f"{count} level{'s' if abs(delta) > 1 else ''} {'deeper' if delta > 0 else 'up'}"
+    return f"{count} {noun(abs(delta), 'level')} {'deeper' if delta > 0 else 'up'}"
 
 
 def unknown_key_message(model: type[BaseModel] | None, parent: Location, key: str, schema: str | None) -> str:

@@ -115,6 +115,12 @@ class History:
                     connection.executescript(_SCHEMA)
                     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             return
+        if "case_results" in tables and "cases" not in tables:
+            raise InputFileError(
+                f"{self.path}: an mcp-eval-runner history, not an mcp-evals one",
+                hint=f"import its runs with `mcp-evals import mcp-eval-runner-history {self.path}`, and "
+                "point --db (or contract.history) at another file",
+            )
         if version != SCHEMA_VERSION or "runs" not in tables:
             raise InputFileError(
                 f"{self.path}: a history database of another version ({version}); this mcp-evals reads "
@@ -129,51 +135,61 @@ class History:
 
     def record(self, run: ContractRun) -> None:
         """Store a run, completely or not at all."""
-        try:
-            self._insert(run)
-        except sqlite3.IntegrityError:
-            raise ConfigError(f"{self.path}: run {run.run_id} is already recorded") from None
+        self.record_all([run])
 
-    def _insert(self, run: ContractRun) -> None:
+    def record_all(self, runs: list[ContractRun]) -> None:
+        """Store runs in this order (an import's, oldest first), all of them or none."""
+        try:
+            self._insert(runs)
+        except sqlite3.IntegrityError:
+            which = f"run {runs[0].run_id} is" if len(runs) == 1 else f"one of these {len(runs)} runs is"
+            raise ConfigError(f"{self.path}: {which} already recorded (nothing was recorded)") from None
+
+    def _insert(self, runs: list[ContractRun]) -> None:
         with self._connect(write=True) as connection:
             assert connection is not None
             with connection:  # one transaction
+                for run in runs:
+                    self._insert_run(connection, run)
+
+    @staticmethod
+    def _insert_run(connection: sqlite3.Connection, run: ContractRun) -> None:
+        connection.execute(
+            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run.run_id,
+                run.suite,
+                run.started_at,
+                run.finished_at,
+                run.git_sha,
+                json.dumps(run.selection) if run.selection is not None else None,
+                run.passed,
+                run.failed,
+                run.skipped,
+                run.model_dump_json(),
+            ),
+        )
+        for case in run.cases:
+            connection.execute(
+                "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?)",
+                (run.run_id, case.name, case.mode, case.status, case.duration_ms, case.error),
+            )
+            for position, step in enumerate(case.steps):
+                failed = [item.model_dump() for item in step.failed_assertions]
                 connection.execute(
-                    "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         run.run_id,
-                        run.suite,
-                        run.started_at,
-                        run.finished_at,
-                        run.git_sha,
-                        json.dumps(run.selection) if run.selection is not None else None,
-                        run.passed,
-                        run.failed,
-                        run.skipped,
-                        run.model_dump_json(),
+                        case.name,
+                        position,
+                        step.id,
+                        step.tool,
+                        step.status,
+                        step.latency_ms,
+                        step.error,
+                        json.dumps(failed) if failed else None,
                     ),
                 )
-                for case in run.cases:
-                    connection.execute(
-                        "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?)",
-                        (run.run_id, case.name, case.mode, case.status, case.duration_ms, case.error),
-                    )
-                    for position, step in enumerate(case.steps):
-                        failed = [item.model_dump() for item in step.failed_assertions]
-                        connection.execute(
-                            "INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            (
-                                run.run_id,
-                                case.name,
-                                position,
-                                step.id,
-                                step.tool,
-                                step.status,
-                                step.latency_ms,
-                                step.error,
-                                json.dumps(failed) if failed else None,
-                            ),
-                        )
 
     def _load(self, record: str, run_id: str) -> ContractRun:
         try:

@@ -1,7 +1,10 @@
 """The ``llm_judge`` assertion: an OpenAI-compatible model scores a step's output from 0 to 1.
 
-The key comes from the environment only (``OPENAI_API_KEY``, in a ``Secret``), the request goes
-through the OpenAI provider, and every request must fit the budget the run was given. Without a key,
+The key comes from the environment only (``LLM_JUDGE_API_KEY`` with ``LLM_JUDGE_BASE_URL``, the
+names mcp-eval-runner reads, when either is set; else ``OPENAI_API_KEY`` with ``OPENAI_BASE_URL``; in a
+``Secret``: a key is never sent to the other pair's endpoint), the request is one ``generate`` call (a
+system prompt and the question) through the OpenAI provider, and every request must fit the budget
+the run was given. Without a key,
 without a budget, or when the next request could cross it, the assertion is *skipped* with the
 reason — never passed.
 """
@@ -16,14 +19,14 @@ from typing import Any
 
 import anyio
 
-from mcp_evals.catalog.model import Catalog
+from mcp_evals.answers import GenerateOptions, Message
 from mcp_evals.config.model import JudgeOptions
 from mcp_evals.contract.model import AssertionResult, JudgeSpend, LlmJudge
-from mcp_evals.providers.base import HttpRequest, ProviderSettings, Secret, compact_json
+from mcp_evals.provider_registry import PROVIDERS
+from mcp_evals.providers.base import ProviderSettings, Secret
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.openai import OpenAIProvider
 from mcp_evals.providers.pricing import find_price
-from mcp_evals.providers.registry import PROVIDERS
 
 KIND = "llm_judge"
 MAX_TOKENS = 400
@@ -34,14 +37,28 @@ _SYSTEM = (
 _JSON_OBJECT = re.compile(r"\{.*\}", re.S)
 
 
+JUDGE_VARIABLES = ("LLM_JUDGE_API_KEY", "LLM_JUDGE_BASE_URL")
+
+
+def judge_variables(environ: Mapping[str, str]) -> tuple[str, str]:
+    """The (key, base URL) variables the judge reads: mcp-eval-runner's pair when either is set.
+
+    Always a pair, so a key is only ever sent to the endpoint named beside it.
+    """
+    if any(environ.get(name, "").strip() for name in JUDGE_VARIABLES):
+        return JUDGE_VARIABLES
+    entry = PROVIDERS["openai"]
+    return entry.key_env_var or "OPENAI_API_KEY", entry.base_url_env_var or "OPENAI_BASE_URL"
+
+
 class Judge:
     """Asks the judge model, one request per ``llm_judge`` assertion, within one budget for the run."""
 
     def __init__(self, options: JudgeOptions, environ: Mapping[str, str], *, budget_usd: float | None = None):
         self.options = options
-        entry = PROVIDERS["openai"]
-        self.key = Secret.from_environ(environ, entry.key_env_var or "OPENAI_API_KEY")
-        self.base_url = options.base_url or environ.get(entry.base_url_env_var or "", "").strip() or None
+        self.key_variable, url_variable = judge_variables(environ)
+        self.key = Secret.from_environ(environ, self.key_variable)
+        self.base_url = options.base_url or environ.get(url_variable, "").strip() or None
         self.spend = JudgeSpend(budget_usd=budget_usd if budget_usd is not None else options.budget_usd)
         self._lock = anyio.Lock()
         self._providers: dict[str, OpenAIProvider] = {}
@@ -54,7 +71,7 @@ class Judge:
     def unavailable(self) -> str | None:
         """Why no judge request can be made at all, or None."""
         if self.key is None and not self.keyless_endpoint:
-            return "OPENAI_API_KEY is not set: the judge was not asked"
+            return f"{self.key_variable} is not set: the judge was not asked"
         if self.spend.budget_usd is None:
             return (
                 "no judge budget (contract.judge.budget_usd or --judge-budget-usd): the judge was not asked"
@@ -68,10 +85,9 @@ class Judge:
                 base_url=self.base_url or OpenAIProvider.default_base_url,
                 api_key=self.key,
                 timeout=self.options.timeout,
-                max_tokens=MAX_TOKENS,
                 max_connections=4,
             )
-            self._providers[model] = OpenAIProvider(settings, Catalog(tools=[]), _SYSTEM)
+            self._providers[model] = OpenAIProvider(settings)
         return self._providers[model]
 
     async def aclose(self) -> None:
@@ -120,19 +136,8 @@ class Judge:
         return verdict(answer_text, judge.min_score)
 
     async def _ask(self, provider: OpenAIProvider, prompt: str, price: Any) -> tuple[str, float]:
-        limit_key = "max_completion_tokens" if provider.reasoning_model else "max_tokens"
-        body = compact_json(
-            {
-                "model": provider.settings.model,
-                limit_key: MAX_TOKENS,
-                "messages": [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}],
-            }
-        )
-        request = HttpRequest("/chat/completions", body, {"content-type": "application/json"})
-        response = await provider.send(request)
-        if not 200 <= response.status_code < 300:
-            raise provider.classify_error(response.status_code, response.headers, response.content)
-        answer = provider.parse_response(response.status_code, response.headers, response.content)
+        messages = [Message.system(_SYSTEM), Message.user(prompt)]
+        answer = await provider.generate(messages, options=GenerateOptions(max_tokens=MAX_TOKENS))
         cost = price.cost(answer.usage) if price is not None else 0.0
         return answer.text, cost
 

@@ -30,7 +30,7 @@ def headline(run: ContractRun) -> str:
     parts = [f"{run.passed} passed", f"{run.failed} failed"]
     if run.skipped:
         parts.append(f"{run.skipped} skipped")
-    return f"{', '.join(parts)} of {total} case{'s' if total != 1 else ''}"
+    return f"{', '.join(parts)} of {plural(total, 'case')}"
 
 
 def _duration(milliseconds: float | None) -> str:
@@ -53,7 +53,7 @@ def render_console(run: ContractRun, comparison: Comparison | None = None) -> st
     """Plain text for a terminal or a CI log: one line per case, what failed or was skipped under it."""
     lines = [f"mcp-evals contract: {headline(run)} · suite {plain(run.suite)} · run {run.run_id}", ""]
     for case in run.cases:
-        steps = f"{len(case.steps)} step{'s' if len(case.steps) != 1 else ''}"
+        steps = f"{plural(len(case.steps), 'step')}"
         took = _duration(case.duration_ms)
         lines.append(f"{_WORD[case.status]}  {plain(case.name, 100)}  ({case.mode}, {steps}, {took})")
         if case.error:  # all of it: the stderr tail and the hint say why the server did not start
@@ -187,7 +187,11 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["text"] = html_text
     env.globals.update(
-        duration=_duration, failing_lines=failing_lines, headline=headline, json_text=_json_text
+        duration=_duration,
+        failing_lines=failing_lines,
+        headline=headline,
+        json_text=_json_text,
+        output_text=_output_text,
     )
     return env
 
@@ -196,6 +200,18 @@ def _json_text(value: Any) -> str:
     if value is None:
         return ""
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
+
+
+def _output_text(output: str) -> str:
+    """A step's output for a reader: JSON (an object or an array, as tools often answer on one line)
+    indented, keys in the server's order; any other text as it came."""
+    if not output.lstrip().startswith(("{", "[")):
+        return output
+    try:
+        value = json.loads(output)
+    except ValueError:  # cut at 4,000 characters, or not JSON at all
+        return output
+    return json.dumps(value, ensure_ascii=False, indent=2)
 
 
 def render_html(run: ContractRun, comparison: Comparison | None = None) -> str:

@@ -29,6 +29,7 @@ from mcp_evals.providers.pricing import Price
 from mcp_evals.providers.tokens import estimate_tool_tokens
 from mcp_evals.suggest import edit_distance
 from mcp_evals.text import surface_words
+from mcp_evals.wording import plural
 
 # How much each signal weighs in a pair's confusion score (documented in docs/lint.md).
 DESCRIPTION_WEIGHT = 0.5
@@ -162,7 +163,7 @@ class LintContext:
     @cached_property
     def tool_tokens(self) -> dict[str, int]:
         """Estimated tokens of each tool's definition as a model receives it."""
-        return {tool.name: estimate_tool_tokens(tool) for tool in self.tools}
+        return {tool.name: estimate_tool_tokens(self.catalog.spec(tool)) for tool in self.tools}
 
     # ------------------------------------------------------------------ pairs
 
@@ -345,4 +346,4 @@ def _near_name(a: str, b: str, limit: int) -> str | None:
     found = edit_distance(a, b, limit)
     if found > limit:
         return None
-    return f"{found} edit{'s' if found != 1 else ''} apart"
+    return f"{plural(found, 'edit')} apart"

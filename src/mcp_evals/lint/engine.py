@@ -102,7 +102,7 @@ def _locate(hit: Hit, catalog: Catalog, locations: Locations) -> tuple[str, int 
 def token_report(context: LintContext, model: str | None, price: Price | None) -> TokenReport:
     """The catalog's size in tokens and what one eval request costs at ``model`` (estimates)."""
     catalog_tokens = sum(context.tool_tokens.values())
-    prefix = estimate_prefix_tokens(context.tools, context.system_prompt)
+    prefix = estimate_prefix_tokens(context.catalog.specs, context.system_prompt)
     queries = [estimate_tokens(fixture.query) for fixture in context.fixtures or ()]
     query = round(sum(queries) / len(queries)) if queries else TYPICAL_QUERY_TOKENS
     query += MESSAGE_OVERHEAD_TOKENS

@@ -66,7 +66,7 @@ def emit(text: str, out: Path | None) -> None:
         return
     from mcp_evals.files import atomic_write
 
-    with atomic_write(out) as stream:
+    with atomic_write(out, what="--out") as stream:
         stream.write(text)
     click.echo(f"report written to {out}", err=True)
 
@@ -83,6 +83,7 @@ def run_and_report(
     record: bool,
     continue_on_failure: bool | None,
     judge_budget: float | None,
+    keep_sandbox: bool = False,
 ) -> ContractRun:
     """Load, run, compare with history, record, report: one run of the cases."""
     from mcp_evals.contract.judge import Judge
@@ -102,6 +103,11 @@ def run_and_report(
     history = history_of(setup, db) if record else None
     if history is not None:
         history.check()  # before any server starts
+    if out is not None:  # the config, a case file or the history: refused before any server starts
+        from mcp_evals.files import check_writable, refuse_inputs
+
+        refuse_inputs(out, what="--out")
+        check_writable(out)
     if setup.compat is not None:
         from mcp_evals.contract.compat import NOTICE
 
@@ -122,6 +128,7 @@ def run_and_report(
             concurrency=concurrency,
             selection=names,
             continue_on_failure=continue_on_failure,
+            keep_sandbox=keep_sandbox,
         )
 
     run = anyio.run(main)
@@ -191,6 +198,7 @@ def _db_option(function: Any) -> Any:
     type=click.FloatRange(0, min_open=True),
     help="Most the llm_judge may spend in this run (default: contract.judge.budget_usd; none: not asked).",
 )
+@click.option("--keep-sandbox", is_flag=True, help="Keep each case's sandbox folder (the report says where).")
 @click.option("--watch", is_flag=True, help="Re-run the cases a changed case or server file affects.")
 @click.option("--interval", type=click.FloatRange(0.1), default=1.0, help="Seconds between --watch polls.")
 @click.pass_context
@@ -208,6 +216,7 @@ def contract(
     no_history: bool,
     continue_on_failure: bool | None,
     judge_budget_usd: float | None,
+    keep_sandbox: bool,
     watch: bool,
     interval: float,
 ) -> int:
@@ -239,6 +248,7 @@ def contract(
         "record": not no_history,
         "continue_on_failure": continue_on_failure,
         "judge_budget": judge_budget_usd,
+        "keep_sandbox": keep_sandbox,
     }
     from mcp_evals.contract.watch import Watcher
     from mcp_evals.contract.watch import watch as watch_loop

@@ -11,12 +11,16 @@ start unless ``MCP_EVALS_SERVE_TOKEN`` is set, and then every request must carry
 
 from __future__ import annotations
 
+import errno
 import hmac
+import inspect
 import ipaddress
+import socket
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from mcp_evals._version import __version__
 from mcp_evals.contract.model import Step
@@ -46,6 +50,11 @@ INSTRUCTIONS = (
 )
 
 
+def one_line(text: str | None) -> str:
+    """A docstring as a tool description: its lines joined, without the source's indentation."""
+    return " ".join(inspect.cleandoc(text or "").split())
+
+
 def is_loopback(host: str) -> bool:
     if host in LOOPBACK_NAMES:
         return True
@@ -55,16 +64,51 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def arguments_message(tool: str, error: ValidationError) -> str:
+    """Arguments a client sent that do not fit a tool, said as the CLI says bad input: field, what is
+    wrong, the value given (pydantic's own text names its models and links its docs)."""
+    parts = []
+    for problem in error.errors():
+        where = ".".join(str(part) for part in problem["loc"]) or "(arguments)"
+        given = "" if problem["type"] == "missing" else f" (got {shorten(repr(problem.get('input')), 60)})"
+        parts.append(f"{where}: {problem['msg'][:1].lower()}{problem['msg'][1:]}{given}")
+    return f"{tool}: bad arguments: " + "; ".join(parts)
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def build_server(harness: Harness) -> Any:
     """The MCPServer with every harness tool."""
     from mcp.server import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.types import ToolAnnotations
 
-    server = MCPServer("mcp-evals", version=__version__, instructions=INSTRUCTIONS)
+    class Server(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as error:
+                if isinstance(error.__cause__, ValidationError) and not isinstance(
+                    error, UnexpectedToolError
+                ):
+                    raise ToolError(arguments_message(name, error.__cause__)) from error.__cause__
+                raise
+
+    server = Server("mcp-evals", version=__version__, instructions=INSTRUCTIONS)
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     runs = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
+
+    def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., T]], Callable[..., T]]:
+        """``server.tool``, with the docstring as a one-line description (the SDK keeps its indentation)."""
+
+        def register(function: Callable[..., T]) -> Callable[..., T]:
+            server.tool(annotations=annotations, description=one_line(function.__doc__))(function)
+            return function
+
+        return register
 
     # A refusal or bad input is a tool error the client reads, never a crash of the server.
     async def guarded(call: Callable[[], Awaitable[T]]) -> T:
@@ -79,23 +123,23 @@ def build_server(harness: Harness) -> Any:
         except McpEvalsError as error:
             raise ToolError(str(error)) from None
 
-    @server.tool(annotations=runs)
+    @tool(runs)
     async def run_suite() -> RunReport:
-        """Run every contract case once (live against its server, or simulated), record the run, and return
-        the pass/fail summary with its run_id."""
+        """Run the whole suite: every contract case once (live against its server, or simulated); record
+        the run and return the pass/fail summary with its run_id."""
         return await guarded(harness.run_suite)
 
-    @server.tool(annotations=runs)
+    @tool(runs)
     async def run_case(name: Annotated[str, Field(description="The case's `name`.")]) -> RunReport:
         """Run one contract case by name and record the run."""
         return await guarded(lambda: harness.run_case(name))
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def list_cases() -> CaseListing:
         """List the contract cases: name, description, mode (live or simulation), step count, tools."""
         return guard(harness.list_cases)
 
-    @server.tool(annotations=writes)
+    @tool(writes)
     async def create_test_case(
         name: Annotated[str, Field(description="Unique case name; it also names the file.")],
         steps: Annotated[list[Step], Field(min_length=1, description="The steps, as in a case file.")],
@@ -105,20 +149,20 @@ def build_server(harness: Harness) -> Any:
         dumped = [step.model_dump(mode="json", exclude_unset=True) for step in steps]
         return guard(lambda: harness.create_test_case(name, description, dumped))
 
-    @server.tool(annotations=writes)
+    @tool(writes)
     async def scaffold_fixture(
         name: Annotated[str, Field(description="Case name; it also names the file.")],
         tool_names: Annotated[list[str], Field(min_length=1, description="One step per tool, in order.")],
     ) -> Written:
-        """Write a case to fill in: one step per tool, with every assertion kind as a comment."""
+        """Scaffold a case file (a fixture) to fill in: one step per tool, each assertion kind a comment."""
         return await guarded(lambda: harness.scaffold_fixture(name, tool_names))
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def regression_report() -> ComparisonReport:
         """The latest recorded run against each case's previous result: regressions and fixes."""
         return guard(harness.regression_report)
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def compare_results(
         run_id_a: Annotated[str, Field(description="The earlier run.")],
         run_id_b: Annotated[str, Field(description="The later run.")],
@@ -126,12 +170,12 @@ def build_server(harness: Harness) -> Any:
         """Compare two recorded runs of one suite, case by case."""
         return guard(lambda: harness.compare_results(run_id_a, run_id_b))
 
-    @server.tool(annotations=writes)
+    @tool(writes)
     async def generate_html_report(run_id: Annotated[str, Field(description="A recorded run.")]) -> Written:
         """Write the single-file HTML report of a recorded run to the reports folder."""
         return guard(lambda: harness.generate_html_report(run_id))
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def evaluate_deployment_gate(
         min_pass_rate: Annotated[
             float, Field(ge=0, le=1, description="Lowest share of passing cases (0–1).")
@@ -144,27 +188,27 @@ def build_server(harness: Harness) -> Any:
         """Deployment gate: do the cases of the latest runs pass at least min_pass_rate of the time?"""
         return guard(lambda: harness.evaluate_deployment_gate(workflow_name, min_pass_rate, lookback_runs))
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def discover_fixtures(
         dirs: Annotated[
             list[str] | None,
             Field(description="Folders to search; empty: the cases folder and FIXTURE_LIBRARY_DIRS."),
         ] = None,
     ) -> Discovered:
-        """Find contract case files in folders, with their names and step counts."""
+        """Discover contract case files (fixtures) in folders, with their names and step counts."""
         return guard(lambda: harness.discover_fixtures(dirs))
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def validate_fixtures() -> FixtureValidation:
         """Check the tool-selection fixtures against the live catalog (`mcp-evals validate`): free."""
         return await guarded(harness.validate_fixtures)
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def lint_catalog() -> CatalogLint:
         """Lint the live tool catalog and the fixtures (`mcp-evals lint`): free, no model."""
         return await guarded(harness.lint_catalog)
 
-    @server.tool(annotations=runs)
+    @tool(runs)
     async def run_selection_eval(
         provider: Annotated[
             str,
@@ -221,10 +265,33 @@ def serve_http(harness: Harness, host: str, port: int, token: str | None) -> Non
         )
     import uvicorn
 
+    listening = bind(host, port)  # ours, so a busy port is one clear message, not uvicorn's log
     app: Any = build_server(harness).streamable_http_app(host=host)
     if token:
         app = RequireToken(app, token)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"mcp-evals serve: Streamable HTTP at http://{shown}:{port}/mcp (Ctrl-C to stop)",
+        file=sys.stderr,
+        flush=True,
+    )
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    server.run(sockets=[listening])
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, or bad input naming the address when it cannot be had (in use, no such
+    address, a privileged port)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host.strip("[]"), port), family=family, reuse_port=False)
+    except OSError as error:
+        busy = error.errno == errno.EADDRINUSE
+        raise ConfigError(
+            f"--http-port {port}: cannot listen on {host}:{port} "
+            f"({'another program already uses it' if busy else error.strerror or error})",
+            hint="choose another --http-port" if busy else "check --host and --http-port",
+        ) from None
 
 
 def serve_stdio(harness: Harness) -> None:

@@ -107,7 +107,7 @@ def test_resume_keeps_a_finished_last_record_that_lacks_its_newline(
     path.write_bytes(path.read_bytes().rstrip(b"\n"))
     result = cli(*args)
     assert result.code == 0, result.err
-    assert "resume: 2 finished session(s) kept" in result.err and "0 to run" in result.err
+    assert "resume: 2 finished sessions kept" in result.err and "0 to run" in result.err
     records = read_records(path)
     assert len([record for record in records.sessions if record.status == "finished"]) == 2
     summary = summarize(records.headers, records.sessions)

@@ -4,13 +4,17 @@ figures, the suite's timing and the dependencies."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import re
 import tomllib
 from pathlib import Path
 
+import click
 import pytest
 
-from mcp_evals.cli import SUMMARIES
+from mcp_evals.cli import COMMANDS, SUMMARIES
+from mcp_evals.wording import DOCS_URL
 
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text("utf-8")
@@ -152,3 +156,77 @@ def test_contributing_names_every_dependency() -> None:
     names = [re.split(r"[<>=!\[ ]", requirement, maxsplit=1)[0] for requirement in declared]
     section = _section(CONTRIBUTING, "## Dependencies").lower()
     assert [name for name in names if name.lower() not in section] == []
+
+
+SOURCE = REPO / "src" / "mcp_evals"
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring constants of a module, its classes and its functions."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            first = body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def test_every_docs_page_named_in_src_exists() -> None:
+    """Every ``docs/…`` path in the source (messages, help, comments) and every ``docs_url("…")`` page
+    names a file under docs/, and its anchor when it gives one."""
+    missing: list[str] = []
+    for module in sorted(SOURCE.rglob("*.py")):
+        text = module.read_text("utf-8")
+        named = re.findall(r"docs/([\w./-]*\w)(#[\w-]+)?", text)
+        named += re.findall(r"docs_url\(f?[\"']([\w./-]+)(#[\w-]+)?[\"'{)]", text)
+        for page, anchor in named:
+            file = REPO / "docs" / page
+            if not file.exists() or (anchor and anchor[1:] not in _anchors(_text(file))):
+                missing.append(f"{module.relative_to(REPO)}: docs/{page}{anchor}")
+    assert missing == []
+
+
+def test_every_message_names_the_docs_through_one_helper() -> None:
+    """A message, a help text or a report that names a docs page gives its address on GitHub through
+    ``wording.docs_url``: a user who installed with pipx has no docs/ folder. Docstrings and comments
+    speak to the reader of the source and may say docs/…."""
+    bare: list[str] = []
+    for module in sorted(SOURCE.rglob("*.py")):
+        if module == SOURCE / "wording.py":
+            continue
+        tree = ast.parse(module.read_text("utf-8"))
+        docstrings = _docstrings(tree)
+        texts = [node for node in ast.walk(tree) if isinstance(node, ast.Constant)]
+        for node in texts:
+            if isinstance(node.value, str) and id(node) not in docstrings and "docs/" in node.value:
+                bare.append(f"{module.relative_to(SOURCE)}:{node.lineno}: {node.value[:80]!r}")
+    assert bare == []
+
+
+def _commands() -> list[tuple[str, click.Command]]:
+    """Every command and subcommand of the CLI, by its full name."""
+    found: list[tuple[str, click.Command]] = []
+    pending: list[tuple[str, click.Command]] = []
+    for name, target in COMMANDS.items():
+        module, _, attribute = target.partition(":")
+        pending.append((name, getattr(importlib.import_module(f"mcp_evals.cli.{module}"), attribute)))
+    while pending:
+        name, command = pending.pop()
+        found.append((name, command))
+        if isinstance(command, click.Group):
+            pending += [(f"{name} {sub}", command.commands[sub]) for sub in command.commands]
+    return sorted(found, key=lambda item: item[0])
+
+
+def test_every_help_names_the_docs_by_their_address_on_github() -> None:
+    """``--help`` is read where the docs folder is not: any docs page it names is a GitHub address."""
+    bare: list[str] = []
+    for name, command in _commands():
+        text = command.get_help(click.Context(command, info_name=f"mcp-evals {name}"))
+        if "docs/" in text.replace(DOCS_URL, ""):
+            bare.append(name)
+    assert bare == []
+    lint = dict(_commands())["lint"]
+    assert f"Docs: {DOCS_URL}lint.md" in lint.get_help(click.Context(lint, info_name="mcp-evals lint"))

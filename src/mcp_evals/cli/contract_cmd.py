@@ -82,9 +82,12 @@ def run_and_report(
     record: bool,
     continue_on_failure: bool | None,
     judge_budget: float | None,
+    trials: int | None = None,
+    update_snapshots: bool = False,
+    junit: Path | None = None,
 ) -> ContractRun:
     """Load, run, compare with history, record, report: one run of the cases."""
-    from mcp_evals.contract.judge import Judge
+    from mcp_evals.contract.judging import judge_for
     from mcp_evals.contract.load import load_cases
     from mcp_evals.contract.reports import render
     from mcp_evals.contract.runner import run_cases
@@ -97,7 +100,7 @@ def run_and_report(
             f"no case files in {setup.cases_dir}",
             hint="add one (see docs/contract.md), or scaffold one with `mcp-evals serve`'s scaffold_fixture",
         )
-    judge = Judge(setup.judge, os.environ, budget_usd=judge_budget)
+    judge = judge_for(cases, setup.judge, os.environ, budget_usd=judge_budget)
     history = history_of(setup, db) if record else None
     if history is not None:
         history.check()  # before any server starts
@@ -108,7 +111,8 @@ def run_and_report(
             click.echo(line, err=True)
     click.echo(
         f"mcp-evals contract: {len(cases)} case{'s' if len(cases) != 1 else ''} · suite {setup.suite} · "
-        f"concurrency {concurrency} · step timeout {timeout_ms} ms",
+        f"concurrency {concurrency} · step timeout {timeout_ms} ms"
+        + (f" · {trials} trials each" if trials is not None and trials > 1 else ""),
         err=True,
     )
 
@@ -121,6 +125,8 @@ def run_and_report(
             concurrency=concurrency,
             selection=names,
             continue_on_failure=continue_on_failure,
+            trials=trials,
+            update_snapshots=update_snapshots,
         )
 
     run = anyio.run(main)
@@ -129,6 +135,13 @@ def run_and_report(
         comparison = history.regression(run)
         history.record(run)
     emit(render(run, report_format, comparison), out)
+    if junit is not None:
+        from mcp_evals.contract.reports import render_junit
+        from mcp_evals.files import atomic_write
+
+        with atomic_write(junit) as stream:
+            stream.write(render_junit(run))
+        click.echo(f"JUnit report written to {junit}", err=True)
     return run
 
 
@@ -190,6 +203,22 @@ def _db_option(function: Any) -> Any:
     type=click.FloatRange(0, min_open=True),
     help="Most the llm_judge may spend in this run (default: contract.judge.budget_usd; none: not asked).",
 )
+@click.option(
+    "--trials",
+    type=click.IntRange(1, 100),
+    help="Run each case N times, each from a fresh server: it passes only when all N pass (pass^k); "
+    "flaky or failing otherwise (default: each case's `trials:`, else 1).",
+)
+@click.option(
+    "--update-snapshots",
+    is_flag=True,
+    help="Store the outputs of `snapshot:` steps anew instead of comparing.",
+)
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write a JUnit XML report here (one testcase per case).",
+)
 @click.option("--watch", is_flag=True, help="Re-run the cases a changed case or server file affects.")
 @click.option("--interval", type=click.FloatRange(0.1), default=1.0, help="Seconds between --watch polls.")
 @click.pass_context
@@ -207,6 +236,9 @@ def contract(
     no_history: bool,
     continue_on_failure: bool | None,
     judge_budget_usd: float | None,
+    trials: int | None,
+    update_snapshots: bool,
+    junit: Path | None,
     watch: bool,
     interval: float,
 ) -> int:
@@ -220,6 +252,9 @@ def contract(
       mcp-evals contract
       mcp-evals contract --fixtures evals --db-path evals.db
       mcp-evals contract --case "refund flow" --format html --out contract.html
+      mcp-evals contract --trials 5 --junit contract-junit.xml
+      mcp-evals contract --update-snapshots
+      mcp-evals contract fuzz
       mcp-evals contract validate
       mcp-evals contract regression
       mcp-evals contract gate --min-pass-rate 0.95 --lookback 10
@@ -238,6 +273,9 @@ def contract(
         "record": not no_history,
         "continue_on_failure": continue_on_failure,
         "judge_budget": judge_budget_usd,
+        "trials": trials,
+        "update_snapshots": update_snapshots,
+        "junit": junit,
     }
     from mcp_evals.contract.watch import Watcher
     from mcp_evals.contract.watch import watch as watch_loop

@@ -12,8 +12,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
-
 from mcp_evals.contract.model import AssertionResult, Expect, Mode
 
 SNIPPET = 160
@@ -70,7 +68,7 @@ def _skipped(kind: str, message: str) -> AssertionResult:
 
 
 def check(expect: Expect, observed: Observed) -> list[AssertionResult]:
-    """Every assertion ``expect`` gives except ``llm_judge`` (the runner asks the judge)."""
+    """Every assertion ``expect`` gives except ``llm_judge`` and ``snapshot`` (the runner's)."""
     results: list[AssertionResult] = []
     given = expect.given
     if "is_error" in given:
@@ -78,7 +76,7 @@ def check(expect: Expect, observed: Observed) -> list[AssertionResult]:
     elif observed.is_error:
         results.append(_failed("is_error", f"the tool reported an error (isError): {snippet(observed.text)}"))
     for kind in given:
-        if kind in ("is_error", "llm_judge"):
+        if kind in ("is_error", "llm_judge", "snapshot"):  # the runner asks the judge and the snapshots
             continue
         results.append(CHECKS[kind](getattr(expect, kind), observed))
     return results
@@ -131,6 +129,8 @@ def check_matches(pattern: str, observed: Observed) -> AssertionResult:
 
 def schema_problem(schema: dict[str, Any], data: Any) -> str | None:
     """The first way ``data`` breaks ``schema`` (with where), or None when it validates."""
+    import jsonschema  # only for the steps that check a schema: a slow import
+
     validator_class = jsonschema.validators.validator_for(schema)
     error = jsonschema.exceptions.best_match(validator_class(schema).iter_errors(data))
     if error is None:

@@ -47,10 +47,12 @@ class Comparison(BaseModel):
 
 def failing_lines(case: CaseResult, limit: int = 5) -> list[str]:
     """``step: assertion — why`` for what fails in a case (or the case's own error)."""
+    lines: list[str] = []
+    if case.trials is not None and case.verdict in ("flaky", "failing"):
+        lines.append(f"{case.verdict}: {case.trials.shown}; the first failing trial:")
     if case.error:
         first, *rest = case.error.splitlines()
-        return [first, *(line.strip() for line in rest if line.strip().startswith("hint:"))]
-    lines: list[str] = []
+        return [*lines, first, *(line.strip() for line in rest if line.strip().startswith("hint:"))]
     for step in case.failing_steps:
         if step.error:
             lines.append(f"{step.id}: {step.error.splitlines()[0]}")

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mcp_evals.answers import ToolSpec
 from mcp_evals.catalog.names import NameMap
 from mcp_evals.errors import ConfigError
 
@@ -102,9 +103,9 @@ class Catalog(BaseModel):
     servers: list[ServerInfo] = Field(default_factory=list)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Catalog:
-        """Copy without the cached views (hash, by_name, names), which may no longer hold."""
+        """Copy without the cached views (hash, by_name, names, specs), which may no longer hold."""
         copied = super().model_copy(update=update, deep=deep)
-        for cached in ("hash", "by_name", "names"):
+        for cached in ("hash", "by_name", "names", "specs"):
             copied.__dict__.pop(cached, None)
         return copied
 
@@ -138,6 +139,22 @@ class Catalog(BaseModel):
     def names(self) -> NameMap:
         """Provider-safe names for every tool (see ``names``)."""
         return NameMap(self.tool_names)
+
+    @cached_property
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """Every tool as a model is shown it, under its provider-safe name (one tuple per catalog,
+        so a provider serializes it once)."""
+        return tuple(self.spec(tool) for tool in self.tools)
+
+    def spec(self, tool: Tool, *, deferred: bool = False) -> ToolSpec:
+        """One tool as a model is shown it, under its provider-safe name."""
+        return ToolSpec(
+            name=self.names.provider(tool.name),
+            description=tool.description,
+            input_schema=tool.input_schema,
+            title=tool.title,
+            deferred=deferred,
+        )
 
     def get(self, name: str) -> Tool | None:
         return self.by_name.get(name)

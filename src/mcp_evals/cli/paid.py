@@ -14,20 +14,24 @@ import math
 import os
 from dataclasses import dataclass
 
+from mcp_evals.answers import GenerateOptions
 from mcp_evals.config.model import Config
 from mcp_evals.errors import ConfigError
 from mcp_evals.providers.base import Provider, ProviderSettings
 from mcp_evals.providers.pricing import Price, find_price, require_price
 from mcp_evals.providers.registry import Choice, choose_provider
+from mcp_evals.run.asker import generate_options, own_settings
 
 
 @dataclass
 class PaidModel:
-    """The provider to call, its settings, its price and the budget cap (None: nothing billable)."""
+    """The provider to call, its settings and options, its price and the budget cap (None: nothing
+    billable)."""
 
     choice: Choice
     provider_class: type[Provider]
     settings: ProviderSettings
+    options: GenerateOptions
     price: Price | None
     budget_usd: float | None
     billable: bool
@@ -109,11 +113,8 @@ def choose_paid_model(
         base_url=endpoint or provider_class.default_base_url,
         api_key=choice.key,
         timeout=options.timeout,
-        max_tokens=max_tokens or options.max_tokens,
-        temperature=options.temperature,
-        anthropic_version=options.anthropic_version,
-        prompt_caching=options.prompt_caching,
-        lexical_strictness=options.lexical_strictness,
         max_connections=max(4, (options.concurrency or 4) + 2),
+        own=own_settings(options),
     )
-    return PaidModel(choice, provider_class, settings, price, budget if paid else None, paid)
+    generate = generate_options(options, max_tokens=max_tokens)
+    return PaidModel(choice, provider_class, settings, generate, price, budget if paid else None, paid)

@@ -41,10 +41,10 @@ from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import Price, find_price, require_price
 from mcp_evals.providers.registry import Choice, choose_provider
 from mcp_evals.providers.replay import ReplayProvider
-from mcp_evals.providers.tokens import estimate_request_tokens
 from mcp_evals.record.read import Results, read_results
+from mcp_evals.run.asker import Asker, generate_options, own_settings
 from mcp_evals.run.budget import DEFAULT_CAP_USD
-from mcp_evals.run.estimate import TokenCount, count_tokens, describe
+from mcp_evals.run.estimate import count_tokens, describe, estimate_locally
 from mcp_evals.run.plan import make_header, plan_fixtures, plan_jobs, run_notes, select_fixtures
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import DEFAULT_RESULTS, ResultsWriter, resume_from
@@ -262,12 +262,8 @@ def run(
         base_url=base_url or choice.base_url or options.base_url or provider_class.default_base_url,
         api_key=choice.key,
         timeout=options.timeout,
-        max_tokens=options.max_tokens,
-        temperature=options.temperature,
-        anthropic_version=options.anthropic_version,
-        prompt_caching=options.prompt_caching,
-        lexical_strictness=options.lexical_strictness,
         max_connections=max(4, workers + 2),
+        own=own_settings(options),
     )
     smoke = limit or _env_int(environ, "EVAL_LIMIT")
     sample_count = samples or options.samples
@@ -282,19 +278,20 @@ def run(
     targeted, targeted_note = _targeted(fixtures, catalog, config, only_tools, only_areas)
     planned = plan_fixtures(targeted, limit=smoke, shard=shard)
 
-    instance = _make_provider(choice.name, settings, catalog, system_prompt, replay_source, replay_from)
-    notes = _notes(instance, price, replay_from, replay_source, batch)
+    instance = _make_provider(choice.name, settings, replay_source, replay_from)
+    asker = Asker(instance, catalog, system_prompt, generate_options(options))
+    notes = _notes(asker, price, replay_from, replay_source, batch)
     if targeted_note:
         notes.append(targeted_note)
     if budget is not None:
         notes.append(_cap_note(budget, default_cap, choice))
     if implicit_paid and not dry:
-        _announce_spend(instance, choice, planned, sample_count, price, budget, default_cap, batch)
+        _announce_spend(asker, choice, planned, sample_count, price, budget, default_cap, batch)
     for note in notes:
         click.echo(f"note: {note}", err=True)
 
     if dry:
-        return dry_run(instance, planned, sample_count, price, workers, batch, budget)
+        return dry_run(asker, planned, sample_count, price, workers, batch, budget)
 
     results_path = results_option or (
         config.resolve(options.results) if options.results else Path(DEFAULT_RESULTS)
@@ -311,7 +308,7 @@ def run(
         resume_from(
             results_path,
             catalog_hash=catalog.hash,
-            provider=instance.name,
+            provider=asker.provider.name,
             model=model_name,
             fixtures=planned,
             samples=sample_count,
@@ -322,21 +319,17 @@ def run(
     )
     jobs = plan_jobs(planned, sample_count, done)
     header = make_header(
-        provider=instance,
-        catalog=catalog,
+        asker=asker,
         planned=planned,
         all_fixtures=fixtures,
-        system_prompt=system_prompt,
         samples=sample_count,
-        max_tokens=options.max_tokens,
-        temperature=options.temperature,
         shard=shard,
         limit=smoke,
         exclude_tools=config.exclude_tools,
         scoring=config.scoring,
         gate=config.gate,
         notes=notes,
-        lexical_choices=None if instance.lexical else _words_alone(catalog, planned, options),
+        lexical_choices=None if asker.provider.lexical else _words_alone(catalog, planned, options),
     )
     if resume and kept:
         click.echo(f"resume: {len(done)} answers kept from {results_path}; {len(jobs)} to run", err=True)
@@ -356,7 +349,7 @@ def run(
     )
     writer = ResultsWriter(results_path, header, kept=kept)
     runner = Runner(
-        instance,
+        asker,
         RunSettings(
             concurrency=workers,
             retry=RetryPolicy(max_attempts=options.max_attempts, max_wait=options.max_wait),
@@ -387,11 +380,9 @@ def run(
 
 def _words_alone(catalog: Catalog, planned: list[Fixture], options: RunOptions) -> dict[str, str | None]:
     """What the lexical baseline calls for each fixture: free, instant, and what a model should beat."""
-    from mcp_evals.providers.lexical import LexicalProvider
+    from mcp_evals.providers.lexical import Lexical
 
-    lexical = LexicalProvider(
-        ProviderSettings(model="bm25", lexical_strictness=options.lexical_strictness), catalog, ""
-    )
+    lexical = Lexical(catalog.tools, options.lexical_strictness)
     return {fixture.id: lexical.choose(fixture.query) for fixture in planned}
 
 
@@ -422,7 +413,7 @@ def _cap_note(budget: float, default_cap: bool, choice: Choice) -> str:
 
 
 def _announce_spend(
-    provider: Provider,
+    asker: Asker,
     choice: Choice,
     planned: list[Fixture],
     samples: int,
@@ -436,16 +427,11 @@ def _announce_spend(
     cap = f"${budget:g}" + (" (the default cap)" if default_cap else "")
     click.echo(
         f"mcp-evals run: {variable} is set and no provider was named (--provider or run.provider), so this "
-        f"is a paid run on {choice.name}/{provider.settings.model}, capped at {cap}.",
+        f"is a paid run on {choice.name}/{asker.model}, capped at {cap}.",
         err=True,
     )
-    prefix, _ = estimate_request_tokens(provider.cache_prefix(), "")
-    count = TokenCount(
-        exact=False,
-        prefix=prefix,
-        per_fixture={fixture.id: estimate_request_tokens(b"", fixture.query)[1] for fixture in planned},
-    )
-    for line in describe(provider, planned, samples, price, count, batch=batch, budget_usd=budget):
+    count = estimate_locally(asker, planned)
+    for line in describe(asker, planned, samples, price, count, batch=batch, budget_usd=budget):
         click.echo(f"  {line}", err=True)
     click.echo(
         "  To run without spending: mcp-evals run --provider lexical (free) or --dry (estimate only).",
@@ -461,19 +447,12 @@ def _model(provider: str, asked: str | None, replay: Results | None) -> str:
 
 
 def _make_provider(
-    name: str,
-    settings: ProviderSettings,
-    catalog: Catalog,
-    system_prompt: str,
-    replay_source: Results | None,
-    replay_from: Path | None,
+    name: str, settings: ProviderSettings, replay_source: Results | None, replay_from: Path | None
 ) -> Provider:
     if name == "replay":
         assert replay_source is not None and replay_from is not None
-        return ReplayProvider(
-            settings, catalog, system_prompt, source=replay_source, source_path=str(replay_from)
-        )
-    return PROVIDERS[name].load()(settings, catalog, system_prompt)
+        return ReplayProvider(settings, source=replay_source, source_path=str(replay_from))
+    return PROVIDERS[name].load()(settings)
 
 
 def _names(values: tuple[str, ...], known: Collection[str]) -> list[str]:
@@ -554,7 +533,7 @@ def _refuse_invalid(
 
 
 def _notes(
-    provider: Provider, price: Price | None, replay_from: Path | None, replay: Results | None, batch: bool
+    asker: Asker, price: Price | None, replay_from: Path | None, replay: Results | None, batch: bool
 ) -> list[str]:
     replayed = None
     if replay is not None:
@@ -562,7 +541,7 @@ def _notes(
             f"replayed from {replay_from} (run {replay.header.run_id}, {replay.header.provider}/"
             f"{replay.header.model}): no model was called; usage and cost are the original run's"
         )
-    return run_notes(provider, price, batch=batch, replayed=replayed)
+    return run_notes(asker, price, batch=batch, replayed=replayed)
 
 
 def _report_outcome(outcome: RunSummary, results_path: Path, priced: bool) -> None:
@@ -601,7 +580,7 @@ def _fatal_hint(failure: ProviderFailure) -> str | None:
 
 
 def dry_run(
-    provider: Provider,
+    asker: Asker,
     planned: list[Fixture],
     samples: int,
     price: Price | None,
@@ -610,15 +589,16 @@ def dry_run(
     budget_usd: float | None = None,
 ) -> int:
     """Count tokens and print the estimated cost; nothing billable is sent."""
+    provider = asker.provider
     click.echo(f"mcp-evals run --dry: nothing billable is sent ({provider.label or provider.name})")
     if not provider.uses_network:
         click.echo(f"{len(planned)} fixtures × {samples} sample(s): no model, no cost.")
         return EXIT_OK
-    count = anyio.run(count_tokens, provider, planned, workers)
+    count = anyio.run(count_tokens, asker, planned, workers)
     if count.problem:
         click.echo(f"note: {count.problem}", err=True)
     lines = describe(
-        provider, planned, samples, price, count, batch=batch, budget_usd=budget_usd, concurrency=workers
+        asker, planned, samples, price, count, batch=batch, budget_usd=budget_usd, concurrency=workers
     )
     for line in lines:
         click.echo(line)

@@ -122,6 +122,7 @@ def session(
     from mcp_evals.providers.base import ProviderSettings
     from mcp_evals.providers.pricing import find_price, provider_of, require_price
     from mcp_evals.providers.registry import choose_provider
+    from mcp_evals.run.asker import Asker, generate_options, own_settings
     from mcp_evals.session.load import arm_catalog, load_task_set, server_of
     from mcp_evals.session.prepare import choose_arms, choose_levels, choose_tasks, prepare, refuse_invalid
 
@@ -190,25 +191,23 @@ def session(
     if judge_name and budget is not None and not dry:
         require_price(judge_name, options.prices)
 
-    def settings(model_id: str, max_tokens: int) -> ProviderSettings:
+    def settings(model_id: str) -> ProviderSettings:
         return ProviderSettings(
             model=model_id,
             base_url=endpoint or entry.load().default_base_url,
             api_key=choice.key,
             timeout=options.timeout,
-            max_tokens=max_tokens,
-            temperature=options.temperature,
-            anthropic_version=options.anthropic_version,
-            prompt_caching=options.prompt_caching,
             max_connections=4,
+            own=own_settings(options),
         )
 
     provider_class = entry.load()
-    providers = {
-        name: provider_class(
-            settings(model_name, options.max_tokens),
+    askers = {
+        name: Asker(
+            provider_class(settings(model_name)),
             arm_catalog(prepared.catalog, task_set, name),
             task_set.system_prompt_of(name),
+            generate_options(options, conversation=True),
         )
         for name in arms
     }
@@ -218,7 +217,7 @@ def session(
     if dry:
         run_dry(
             prepared,
-            providers,
+            askers,
             plan,
             price=price,
             budget_usd=budget,
@@ -238,7 +237,12 @@ def session(
     from mcp_evals.session.report import render_session_markdown
 
     judge = (
-        provider_class(settings(judge_name, task_set.judge.max_tokens), Catalog(tools=[]), JUDGE_SYSTEM)
+        Asker(
+            provider_class(settings(judge_name)),
+            Catalog(tools=[]),
+            JUDGE_SYSTEM,
+            generate_options(options, conversation=True, max_tokens=task_set.judge.max_tokens),
+        )
         if judge_name
         else None
     )
@@ -262,7 +266,7 @@ def session(
         + (f"budget ${budget:g}" if budget is not None else "no budget")
     )
     try:
-        path, outcome = run_live(prepared, providers, judge, plan, live, _say)
+        path, outcome = run_live(prepared, askers, judge, plan, live, _say)
     except KeyboardInterrupt:
         _say(
             "mcp-evals session: interrupted; finished sessions are kept in the records folder: run the "

@@ -8,6 +8,7 @@ fixture came) · 3 bad input, nothing to ask, or a paid model without a budget c
 from __future__ import annotations
 
 import datetime
+from dataclasses import replace
 from pathlib import Path
 
 import anyio
@@ -211,7 +212,7 @@ def synth(
             asks,
             settings,
             paid.price,
-            max_tokens=paid.settings.max_tokens,
+            max_tokens=paid.options.max_tokens,
             budget_usd=paid.budget_usd,
         )
         click.echo("\n".join(lines))
@@ -234,15 +235,16 @@ def _synthesize(
     concurrency: int,
 ) -> int:
     frozen = any(fixture.split == "test" for fixture in old)
-    provider = paid.provider_class(paid.settings, catalog, "")
-    paraphraser = paid.provider_class(paid.settings, Catalog(tools=[]), "")  # held out: no catalog at all
+    provider = paid.provider_class(paid.settings)
     # Before the first answer, each request reserves as much input as the largest prompt of step 1.
     largest = max((ask.system + ask.user for ask in asks), key=len)
-    budget = Budget(paid.budget_usd, paid.price, paid.settings.max_tokens, prefix=largest.encode("utf-8"))
+    budget = Budget(paid.budget_usd, paid.price, paid.options.max_tokens, prefix=largest.encode("utf-8"))
     caller = Caller(
         provider,
         budget,
         RetryPolicy(max_attempts=config.run.max_attempts, max_wait=config.run.max_wait),
+        # No cache marks: each synth request is asked once.
+        options=replace(paid.options, cache="off"),
         concurrency=concurrency,
     )
     click.echo(
@@ -253,10 +255,9 @@ def _synthesize(
 
     async def both_steps() -> Synthesis:
         try:
-            return await synthesize(caller, paraphraser, catalog, settings, config.exclude_tools)
+            return await synthesize(caller, catalog, settings, config.exclude_tools)
         finally:
             await provider.aclose()
-            await paraphraser.aclose()
 
     synthesis = anyio.run(both_steps)
     assembly = assemble(

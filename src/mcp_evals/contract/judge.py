@@ -2,8 +2,9 @@
 
 The key comes from the environment only (``LLM_JUDGE_API_KEY`` with ``LLM_JUDGE_BASE_URL``, the
 names mcp-eval-runner reads, when either is set; else ``OPENAI_API_KEY`` with ``OPENAI_BASE_URL``; in a
-``Secret``: a key is never sent to the other pair's endpoint), the request goes
-through the OpenAI provider, and every request must fit the budget the run was given. Without a key,
+``Secret``: a key is never sent to the other pair's endpoint), the request is one ``generate`` call (a
+system prompt and the question) through the OpenAI provider, and every request must fit the budget
+the run was given. Without a key,
 without a budget, or when the next request could cross it, the assertion is *skipped* with the
 reason — never passed.
 """
@@ -18,11 +19,11 @@ from typing import Any
 
 import anyio
 
-from mcp_evals.catalog.model import Catalog
+from mcp_evals.answers import GenerateOptions, Message
 from mcp_evals.config.model import JudgeOptions
 from mcp_evals.contract.model import AssertionResult, JudgeSpend, LlmJudge
 from mcp_evals.provider_registry import PROVIDERS
-from mcp_evals.providers.base import HttpRequest, ProviderSettings, Secret, compact_json
+from mcp_evals.providers.base import ProviderSettings, Secret
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.openai import OpenAIProvider
 from mcp_evals.providers.pricing import find_price
@@ -84,10 +85,9 @@ class Judge:
                 base_url=self.base_url or OpenAIProvider.default_base_url,
                 api_key=self.key,
                 timeout=self.options.timeout,
-                max_tokens=MAX_TOKENS,
                 max_connections=4,
             )
-            self._providers[model] = OpenAIProvider(settings, Catalog(tools=[]), _SYSTEM)
+            self._providers[model] = OpenAIProvider(settings)
         return self._providers[model]
 
     async def aclose(self) -> None:
@@ -136,19 +136,8 @@ class Judge:
         return verdict(answer_text, judge.min_score)
 
     async def _ask(self, provider: OpenAIProvider, prompt: str, price: Any) -> tuple[str, float]:
-        limit_key = "max_completion_tokens" if provider.reasoning_model else "max_tokens"
-        body = compact_json(
-            {
-                "model": provider.settings.model,
-                limit_key: MAX_TOKENS,
-                "messages": [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}],
-            }
-        )
-        request = HttpRequest("/chat/completions", body, {"content-type": "application/json"})
-        response = await provider.send(request)
-        if not 200 <= response.status_code < 300:
-            raise provider.classify_error(response.status_code, response.headers, response.content)
-        answer = provider.parse_response(response.status_code, response.headers, response.content)
+        messages = [Message.system(_SYSTEM), Message.user(prompt)]
+        answer = await provider.generate(messages, options=GenerateOptions(max_tokens=MAX_TOKENS))
         cost = price.cost(answer.usage) if price is not None else 0.0
         return answer.text, cost
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -40,16 +39,9 @@ def cases_setup(
     """The setup to run or check cases with: the config (or none), the cases folder (``--fixtures``,
     else the config's, else ``./evals/contract`` or mcp-eval-runner's ``./evals``), and its semantics:
     ours, or mcp-eval-runner's when asked for or detected (``contract/compat.py``)."""
-    from mcp_evals.contract.compat import decide, default_folder
-    from mcp_evals.contract.load import read_cases
+    from mcp_evals.contract.compat import folder_setup
 
-    setup = load_setup(ctx, config_path)
-    if fixtures is not None:
-        setup = replace(setup, cases_folder=fixtures)
-    fallback = default_folder(setup)
-    if fallback is not None:
-        setup = replace(setup, cases_folder=fallback)
-    return decide(setup, lambda: read_cases(setup).cases, compat, folder_given=setup.cases_folder is not None)
+    return folder_setup(load_setup(ctx, config_path), fixtures, compat)
 
 
 def history_of(setup: ContractSetup, db: Path | None) -> Any:
@@ -105,9 +97,10 @@ def run_and_report(
     if history is not None:
         history.check()  # before any server starts
     if setup.compat is not None:
-        from mcp_evals.contract.compat import NOTICE
+        from mcp_evals.contract.compat import notice
+        from mcp_evals.contract.load import read_cases
 
-        for line in NOTICE:
+        for line in [*notice(setup), *read_cases(setup).notes]:
             click.echo(line, err=True)
     click.echo(
         f"mcp-evals contract: {len(cases)} case{'s' if len(cases) != 1 else ''} · suite {setup.suite} · "
@@ -158,8 +151,8 @@ _compat_option = click.option(
     type=click.Choice(COMPAT_CHOICES),
     default="auto",
     show_default=True,
-    help="mcp-eval-runner: run the folder as that tool does (no config); auto: when no config is used "
-    "and every case of a --fixtures or ./evals folder is in its format; none: never.",
+    help="mcp-eval-runner, mcp-assert: run the folder as that tool does (no config); auto: when no config "
+    "is used and every file of a --fixtures folder (or ./evals) is in its format; none: never.",
 )
 
 

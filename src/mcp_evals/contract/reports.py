@@ -256,6 +256,20 @@ def render_html(run: ContractRun, comparison: Comparison | None = None) -> str:
     return template.render(run=run, comparison_lines=lines)
 
 
+def skipped_reasons(case: CaseResult) -> list[str]:
+    """Why a skipped case was not judged: each skipped assertion, ``step: kind — why``."""
+    return _skips(case)
+
+
+def failure_text(case: CaseResult) -> str:
+    """What failed in a case, as plain lines (a pytest failure, a JUnit failure's body)."""
+    head = f"{case_word(case)} {case.name} ({case.mode}" + (f", {case.trials.shown})" if case.trials else ")")
+    lines = [head, *failing_lines(case, limit=50)]
+    if case.error:
+        lines += case.error.splitlines()[1:]
+    return "\n".join(lines + _details(case))
+
+
 def render_junit(run: ContractRun) -> str:
     """JUnit XML: one testcase per case (classname the suite, or the case file), its steps as
     ``system-out``, a ``<failure>`` with what failed (the failing assertions' messages, a flaky

@@ -536,3 +536,82 @@ def history(ctx: click.Context, config_path: Path, db: Path | None, limit: int, 
             f"{run.passed} passed, {run.failed} failed, {run.skipped} skipped{sha}"
         )
     return EXIT_OK
+
+
+@contract.command("fuzz")
+@config_option
+@click.option(
+    "--server", "server_names", multiple=True, metavar="NAME", help="Only this config server (repeatable)."
+)
+@click.option("--tool", "tools", multiple=True, metavar="NAME", help="Only this tool (repeatable).")
+@click.option(
+    "--include-writes",
+    is_flag=True,
+    help="Also call tools that may write (not read-only or idempotent) unless annotated destructive.",
+)
+@click.option("--include-destructive", is_flag=True, help="Call every tool, those annotated destructive too.")
+@click.option(
+    "--timeout",
+    "timeout_ms",
+    type=click.IntRange(1),
+    default=10_000,
+    show_default=True,
+    help="Milliseconds a call may take before it counts as hung.",
+)
+@click.option("--format", "report_format", type=click.Choice(("console", "json")), default="console")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@click.pass_context
+def fuzz(
+    ctx: click.Context,
+    config_path: Path,
+    server_names: tuple[str, ...],
+    tools: tuple[str, ...],
+    include_writes: bool,
+    include_destructive: bool,
+    timeout_ms: int,
+    report_format: str,
+    out: Path | None,
+) -> int:
+    """Call each tool with arguments its input schema refuses; expect -32602 or isError, never a crash.
+
+    \b
+    Each required argument left out, each argument of the wrong type or null, a value outside its
+    enum, an undeclared argument where none is allowed, and for a read-only tool a 1 MiB string.
+    By default only tools annotated read-only, and idempotent ones not annotated destructive (with
+    refused arguments only); a tool annotated destructive only with --include-destructive.
+    Examples:
+      mcp-evals contract fuzz
+      mcp-evals contract fuzz --server memory --tool search_nodes --format json
+    Exit codes: 0 no finding · 1 a finding (accepted, another error code, a crash, no answer) · 3 bad input.
+    """
+    from mcp_evals.contract.fuzz import Fuzz, Reach, render_console, render_json
+
+    setup = load_setup(ctx, config_path)
+    if setup.config is None:
+        raise ConfigError(
+            f"{config_path}: not found; fuzz calls the servers of a config",
+            hint="give --config, or run where mcp-evals.yaml is",
+        )
+    config = setup.config
+    config.check_variables()
+    live = [server for server in config.servers if not server.snapshot]
+    unknown = [name for name in server_names if name not in {server.name for server in config.servers}]
+    if unknown:
+        raise ConfigError(
+            f"no server named {unknown[0]!r} in {config.shown_path}",
+            hint=f"its servers: {', '.join(server.name for server in config.servers) or 'none'}",
+        )
+    chosen = [server for server in live if not server_names or server.name in server_names]
+    if not chosen:
+        raise ConfigError(f"{config.shown_path}: no live server to fuzz (a `snapshot:` server runs no tool)")
+    reach: Reach = "destructive" if include_destructive else "writes" if include_writes else "read-only"
+
+    async def main() -> list[Any]:
+        return [
+            await Fuzz(server, config, reach=reach, timeout=timeout_ms / 1000, only=list(tools)).run()
+            for server in chosen
+        ]
+
+    reports = anyio.run(main)
+    emit(render_json(reports) if report_format == "json" else render_console(reports), out)
+    return EXIT_CHECK_FAILED if any(report.findings for report in reports) else EXIT_OK

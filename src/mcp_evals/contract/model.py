@@ -117,7 +117,7 @@ class SnapshotOptions(StrictModel):
     @field_validator("mask_paths")
     @classmethod
     def _paths(cls, paths: list[str]) -> list[str]:
-        from mcp_evals.contract.snapshots import parse_path
+        from mcp_evals.contract.paths import parse_path
 
         for path in paths:
             parse_path(path)  # a ValueError names what is wrong

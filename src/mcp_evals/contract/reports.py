@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from mcp_evals.contract.model import CaseResult, ContractRun
 from mcp_evals.contract.regression import CaseChange, Comparison, failing_lines
-from mcp_evals.report.escape import html_text, md_code, md_text, plain, xml_text
+from mcp_evals.report.escape import clean, html_text, md_code, md_text, plain, truncate, xml_text
 
 Format = Literal["console", "json", "html", "md", "junit"]
 FORMATS: tuple[Format, ...] = ("console", "json", "html", "md", "junit")
@@ -42,6 +42,11 @@ def headline(run: ContractRun) -> str:
 def case_word(case: CaseResult) -> str:
     """PASS, FAIL, SKIP, or FLAKY for a case some of whose trials passed and some failed."""
     return _WORD[case.verdict if case.verdict == "flaky" else case.status]
+
+
+def _indented(line: str) -> str:
+    """One line of a diff for a terminal: its spaces kept, no control characters, cut at 300."""
+    return truncate(clean(line).replace("\n", " "), 300)
 
 
 def _details(case: CaseResult) -> list[str]:
@@ -85,7 +90,7 @@ def render_console(run: ContractRun, comparison: Comparison | None = None) -> st
             lines += [f"      {plain(line, 600)}" for line in case.error.splitlines()]
         for line in failing_lines(case, limit=20) if not case.error else []:
             lines.append(f"      {plain(line, 300)}")
-        lines += [f"      {plain(line, 300)}" for line in _details(case)]
+        lines += [f"      {_indented(line)}" for line in _details(case)]
         if case.status == "skipped":
             for line in _skips(case):
                 lines.append(f"      skipped {plain(line, 300)}")

@@ -213,7 +213,7 @@ def test_a_fixture_suite_without_fixture_is_said_and_not_run(
     ran = run_main(capsys, "contract", "--fixtures", "evals", "--no-history")
     assert ran.code == 0, ran.out + ran.err
     assert (
-        "not run: evals/a.yaml: it uses {{fixture}}: import it with `mcp-evals import mcp-assert DIR --fixture"
+        "not run: evals/a.yaml: it uses {{fixture}}: import it with `mcp-evals import mcp-assert DIR"
         in ran.err
     )
     assert "1 passed, 0 failed of 1 case" in ran.out

@@ -117,7 +117,8 @@ class Catalog(BaseModel):
         and transport do not change it.
         """
         contents = sorted((tool.content() for tool in self.tools), key=lambda item: item["name"])
-        return hashlib.sha256(canonical_json(contents).encode("utf-8")).hexdigest()
+        # surrogatepass: a lone surrogate (refused when a catalog is built) must never crash a hash
+        return hashlib.sha256(canonical_json(contents).encode("utf-8", "surrogatepass")).hexdigest()
 
     @property
     def tool_names(self) -> list[str]:
@@ -225,6 +226,66 @@ def assign_areas(
     return assigned
 
 
+def _lone_surrogate(value: Any, path: str = "") -> str | None:
+    """Where in a wire value a string holds a lone surrogate (legal in JSON, not Unicode), if anywhere."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path or "(the value)"
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _lone_surrogate(key, f"{path}.{key!r}") or _lone_surrogate(
+                item, f"{path}.{key}".lstrip(".")
+            )
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _lone_surrogate(item, f"{path}[{index}]")
+            if found:
+                return found
+    return None
+
+
+def wire_problem(wire: Mapping[str, Any]) -> str | None:
+    """Why a tools/list entry cannot be a tool, said for the user, or None.
+
+    What the MCP SDK refuses (an ``inputSchema`` that is not a JSON object, or none) and text that is
+    not Unicode (a lone surrogate such as ``"\\ud800"``, legal in JSON): a model API would reject
+    every request built from such a tool.
+    """
+    name = wire.get("name")
+    shown = ascii(name) if isinstance(name, str) else repr(name)
+    where = _lone_surrogate(dict(wire))
+    if where is not None:
+        return (
+            f"tool {shown} has text that is not valid Unicode (a lone surrogate, in {where}); "
+            "no model API accepts it"
+        )
+    schema = wire.get("inputSchema")
+    if not isinstance(schema, dict):
+        kind = "none" if schema is None else f"a JSON {_json_kind(schema)}"
+        return (
+            f"tool {shown} has an inputSchema that is not a JSON object ({kind}); MCP requires one, "
+            "as the MCP SDK does, and a model API would reject every request built from it"
+        )
+    return None
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return type(value).__name__
+
+
 def tool_from_wire(wire: Mapping[str, Any], server: ServerInfo) -> Tool:
     """Build a Tool from one tools/list entry (wire shape: camelCase keys)."""
     wire_name = str(wire.get("name", ""))
@@ -264,6 +325,12 @@ def build_catalog(
     owner: dict[str, str] = {}
     for server in servers:
         for wire in server.tools:
+            problem = wire_problem(wire)
+            if problem is not None:
+                place = f"{source}: " if source else ""
+                raise ConfigError(
+                    f"{place}server {server.name!r}: {problem}", hint="fix the server's tools/list"
+                )
             tool = tool_from_wire(wire, server)
             if tool.name in owner:
                 other = owner[tool.name]

@@ -57,7 +57,7 @@ def emit(text: str, out: Path | None) -> None:
         return
     from mcp_evals.files import atomic_write
 
-    with atomic_write(out) as stream:
+    with atomic_write(out, what="--out") as stream:
         stream.write(text)
     click.echo(f"report written to {out}", err=True)
 
@@ -96,6 +96,11 @@ def run_and_report(
     history = history_of(setup, db) if record else None
     if history is not None:
         history.check()  # before any server starts
+    if out is not None:  # the config, a case file or the history: refused before any server starts
+        from mcp_evals.files import check_writable, refuse_inputs
+
+        refuse_inputs(out, what="--out")
+        check_writable(out)
     if setup.compat is not None:
         from mcp_evals.contract.compat import notice
         from mcp_evals.contract.load import read_cases

@@ -560,6 +560,8 @@ def _report_outcome(outcome: RunSummary, results_path: Path, priced: bool) -> No
             f"rate limited {outcome.rate_limited}×, concurrency lowered to {outcome.lowest_concurrency}"
         )
     click.echo(f"mcp-evals run: {' · '.join(parts)} → {results_path}", err=True)
+    if outcome.dropouts and outcome.last_dropout and outcome.fatal is None:
+        click.echo(f"mcp-evals run: last dropout: {outcome.last_dropout}", err=True)
     if outcome.fatal is not None:
         click.echo(f"mcp-evals run: stopped by a fatal error: {outcome.fatal.message}", err=True)
         hint = _fatal_hint(outcome.fatal)

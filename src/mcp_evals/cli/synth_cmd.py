@@ -19,7 +19,7 @@ from mcp_evals.cli.options import ProviderChoice, config_inputs, config_option, 
 from mcp_evals.cli.paid import PaidModel, choose_paid_model
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, McpEvalsError, where
-from mcp_evals.files import check_writable, refuse_inputs
+from mcp_evals.files import check_writable, refuse_inputs, updates
 from mcp_evals.fixtures.load import fixture_files, load_fixture_file
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
@@ -199,7 +199,13 @@ def synth(
     )
     if persona:
         settings.persona = persona
-    refuse_inputs(out, {**config_inputs(config), "the catalog snapshot": snapshot}, what="--out")
+    # The output may be one of the fixture files (the glob may match it): synth appends to it, never
+    # rewrites it (synth/outfile.py). The config and the catalog snapshot it may not be.
+    inputs = {
+        label: path for label, path in config_inputs(config).items() if not label.startswith("the fixture")
+    }
+    refuse_inputs(out, {**inputs, "the catalog snapshot": snapshot}, what="--out")
+    updates(out)
     existing = read_existing(out)
     catalog = _catalog(config, snapshot)
     asks = plan_asks(catalog, settings, config.exclude_tools)

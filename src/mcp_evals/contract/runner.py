@@ -182,6 +182,7 @@ class _Steps:
                     tool=step.tool,
                     listed=listed is not None,
                     output_schema=_output_schema(listed),
+                    seconds=self.timeout,
                 )
             await self.judge_and_record(step, arguments, observed)
 
@@ -204,10 +205,13 @@ class _Steps:
             tool=step.tool,
             listed=None if self.listing is None else listed is not None,
             output_schema=_output_schema(listed),
+            seconds=self.timeout,
         )
 
     async def judge_and_record(self, step: Step, arguments: Any, observed: Observed) -> None:
-        assertions = check(step.expect, observed)
+        # In a thread: a user's regular expression may run up to the step timeout (patterns.py), and
+        # the other cases, and Ctrl-C, must not wait for it.
+        assertions = await anyio.to_thread.run_sync(check, step.expect, observed, abandon_on_cancel=True)
         if step.expect.llm_judge is not None:
             judge = step.expect.llm_judge
             expected = judge.expected
@@ -215,8 +219,10 @@ class _Steps:
                 value = step.expected_output
                 expected = value if isinstance(value, str) else json.dumps(value) if value is not None else ""
             assertions.append(await self.judge.score(judge, observed.text, expected))
-        if options_of(step) is not None:
-            assertions.append(self.snapshot(step, observed))
+        if options_of(step) is not None:  # its masks are user patterns too: in a thread
+            assertions.append(
+                await anyio.to_thread.run_sync(self.snapshot, step, observed, abandon_on_cancel=True)
+            )
         self.outputs[step.id] = Output(observed.text, observed.structured)
         self.results.append(
             StepResult(

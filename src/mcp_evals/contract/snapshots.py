@@ -18,7 +18,6 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,10 +58,13 @@ def _mask_at(value: Any, parts: list[PathPart]) -> Any:
     return value
 
 
-def _mask_strings(value: Any, patterns: list[re.Pattern[str]]) -> Any:
+def _mask_strings(value: Any, patterns: list[str]) -> Any:
+    """Every match of the patterns masked, each match within its time limit (``patterns.sub``)."""
     if isinstance(value, str):
+        from mcp_evals import patterns as timed
+
         for pattern in patterns:
-            value = pattern.sub(MASK, value)
+            value = timed.sub(pattern, MASK, value)
         return value
     if isinstance(value, dict):
         return {key: _mask_strings(item, patterns) for key, item in value.items()}
@@ -84,8 +86,7 @@ def normalise(text: str, structured: Any, options: SnapshotOptions) -> Any:
     if not isinstance(value, str):
         for path in options.mask_paths:
             value = _mask_at(value, parse_path(path))
-    patterns = [re.compile(pattern) for pattern in options.mask_patterns]
-    return _mask_strings(value, patterns)
+    return _mask_strings(value, options.mask_patterns)
 
 
 def _shown(value: Any) -> list[str]:
@@ -153,10 +154,16 @@ class Snapshots:
 
     def check(self, case: Case, step: Step, text: str, structured: Any, is_error: bool) -> AssertionResult:
         """Compare the step's output with its snapshot, or store it; never raises on the output."""
+        from mcp_evals.patterns import PatternTimeout
+
         options = options_of(step) or SnapshotOptions()
         file = self._file(case)
-        entry = {"tool": step.tool, "is_error": is_error, "output": normalise(text, structured, options)}
         shown = f"{FOLDER}/{file.path.name} ({step.id})"
+        try:
+            output = normalise(text, structured, options)
+        except PatternTimeout as error:
+            return _result("failed", f"{shown}: mask_patterns: {error}")
+        entry = {"tool": step.tool, "is_error": is_error, "output": output}
         earlier = file.seen.get(step.id)
         if earlier is not None:  # a later trial of this run: the same as the first
             return self._compare(earlier, entry, shown, "this run's first trial")

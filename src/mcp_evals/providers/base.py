@@ -111,6 +111,10 @@ class ProviderSettings:
     own: Mapping[str, Any] = field(default_factory=dict)
 
 
+# Attempts at a request whose connection is refused (a wrong base URL, a server not up): one retry.
+CONNECT_ATTEMPTS = 2
+
+
 @dataclass(frozen=True)
 class HttpRequest:
     """A prepared request: path below the base URL, headers (no credentials) and the exact body."""
@@ -403,6 +407,14 @@ class HttpProvider(Provider):
             text = self._scrub(str(error)) or type(error).__name__
             kind: ErrorKind = "invalid_response" if "incomplete" in text.lower() else "connection"
             raise ProviderFailure.transient_failure(kind, text) from None
+        except httpx.ConnectError as error:  # nothing listens there, or the name does not resolve
+            text = self._scrub(str(error)) or type(error).__name__
+            url = self._scrub(self.settings.base_url or self.default_base_url)
+            failure = ProviderFailure.transient_failure(
+                "connection", f"cannot connect to the API at {url} ({text}): check the base URL"
+            )
+            failure.max_attempts = CONNECT_ATTEMPTS
+            raise failure from None
         except httpx.TransportError as error:
             text = self._scrub(str(error)) or type(error).__name__
             raise ProviderFailure.transient_failure("connection", f"{type(error).__name__}: {text}") from None

@@ -67,6 +67,7 @@ class RunSummary:
     usage: Usage = field(default_factory=Usage)
     spent_usd: float = 0.0
     fatal: ProviderFailure | None = None
+    last_dropout: str | None = None  # the last dropout's message, for the run's summary line
     budget_stopped: bool = False
     forced_rejected: bool = False
     forced_ignored: int = 0  # answers to forced requests with no tool call: forcing was not honoured
@@ -194,6 +195,7 @@ class Runner:
             outcome.usage = outcome.usage + result.usage
         else:
             outcome.dropouts[result.error_kind or "unknown"] += 1
+            outcome.last_dropout = result.error_message or outcome.last_dropout
         outcome.spent_usd = self.budget.spent_usd
         if self.progress is not None:
             self.progress.update(result)

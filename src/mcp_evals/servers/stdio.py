@@ -42,8 +42,9 @@ from mcp_evals.servers.session import (
     _rpc_code,
 )
 
-# What a Python server prints when the interpreter that ran it lacks its packages.
-_IMPORT_FAILURES = ("ModuleNotFoundError", "ImportError")
+# What a Python server prints when the interpreter that ran it lacks its packages: a traceback's
+# exception, or `python -m package`'s own "…/python: No module named package" (no traceback at all).
+_IMPORT_FAILURES = ("ModuleNotFoundError", "ImportError", "No module named")
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream

@@ -11,6 +11,7 @@ import anyio
 from mcp_evals._version import __version__
 from mcp_evals.answers import Usage
 from mcp_evals.errors import InputFileError
+from mcp_evals.files import refuse_inputs
 from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
 from mcp_evals.run.asker import Asker
@@ -141,6 +142,7 @@ def run_live(
 ) -> tuple[Path, RunOutcome]:
     """Run the plan's missing sessions; returns the records file and what the run came to."""
     path = records_path(settings.results_dir, settings.date, settings.git_sha)
+    refuse_inputs(path, what="the records file")  # the task set or the config, before it is read as records
     if settings.count_tokens and not all(map(counts_exactly, askers.values())):
         say(f"note: {COUNT_TOKENS_NOTE}")
         settings.notes.append(COUNT_TOKENS_NOTE)

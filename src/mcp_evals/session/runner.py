@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import anyio
+
 from mcp_evals.answers import Message
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config, ServerConfig
@@ -115,7 +117,9 @@ class SessionRun:
                 outcome.budget_stopped = outcome.budget_stopped or judged.budget_stop
                 outcome.fatal = outcome.fatal or judged.fatal
             self.writer.write(record)
-            self.say(f"[{number}/{len(todo)}] {self.describe(item, record)}")
+            # in a thread: the answer's regular expression may take up to the step timeout (patterns.py)
+            line = await anyio.to_thread.run_sync(self.describe, item, record, abandon_on_cancel=True)
+            self.say(f"[{number}/{len(todo)}] {line}")
             if record.status == "finished":
                 outcome.finished += 1
             elif record.status == "budget":
@@ -132,10 +136,18 @@ class SessionRun:
         label = f"{item.task.id} · arm {item.arm} · faults {item.level.label} · run {item.run}"
         if record.status != "finished":
             return f"{label}: {record.status} ({record.error_kind}: {record.error_message})"
-        metrics = session_metrics(record, item.task, self.catalog, self.task_set.transient_errors)
+        metrics = session_metrics(
+            record,
+            item.task,
+            self.catalog,
+            self.task_set.transient_errors,
+            self.task_set.timeouts.step_seconds,
+        )
         parts = [f"{record.end}", f"{metrics.steps} steps", f"{metrics.bad_calls} bad calls"]
         if metrics.answer_correct is not None:
             parts.append("answer correct" if metrics.answer_correct else "answer wrong")
+        if metrics.pattern_problem is not None:
+            parts.append(metrics.pattern_problem)
         if record.cost_usd is not None:
             parts.append(f"${record.cost_usd:.4f}")
         return f"{label}: " + " · ".join(parts)

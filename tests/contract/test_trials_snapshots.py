@@ -272,3 +272,32 @@ def test_a_mask_path_that_cannot_be_read_is_bad_input(
     ran = contract(capsys, "--no-history", "--fixtures", project.cases_dir)
     assert ran.code == 3
     assert "graph.yaml" in ran.err and "a JSON path starts with $" in ran.err
+
+
+def test_a_mask_pattern_that_backtracks_fails_its_step_in_time(
+    project: Project, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from .conftest import contract_server
+
+    monkeypatch.delenv("CI", raising=False)
+    project.config([{"name": "contract", **contract_server()}])
+    city = "a" * 40 + "!"
+    project.case(
+        "weather",
+        [
+            {
+                "id": "w",
+                "tool": "weather",
+                "input": {"city": city},
+                "expect": {"snapshot": {"mask_patterns": ["(a+)+$"]}},
+            }
+        ],
+        file="weather.yaml",
+    )
+    ran = contract(capsys, "--config", project.config_path, "--no-history")
+    assert ran.code == 1
+    assert (
+        "w: snapshot — __snapshots__/weather.yaml.snap.json (w): mask_patterns: the regular expression"
+        in ran.out
+    )
+    assert "backtracks catastrophically" in ran.out

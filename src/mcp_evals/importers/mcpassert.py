@@ -54,7 +54,7 @@ KEYS = (
         "refused",
         "roots, sampling and elicitation are the config's `client:` (declined or refused, never mocked)",
     ),
-    Key("`setup[]`: `tool`, `args`", "a step each (`setup-1`, …) before the asserted call", "same"),
+    Key("`setup[]`: `tool`, `args`", "a step each (setup-1, setup-2, …) before the asserted call", "same"),
     Key(
         "a setup call that reports `isError`",
         "a failed step: the case stops",
@@ -63,11 +63,11 @@ KEYS = (
     ),
     Key(
         "`setup[].capture: {NAME: $.path}`, `{{NAME}}`",
-        "`{{steps.setup-N.json.path}}`",
+        "a reference to that step's JSON output (steps.setup-N.json.path)",
         "changed",
         "the value keeps its type where a string is exactly the reference (mcp-assert always sends text)",
     ),
-    Key("`assert`: `tool`, `args`", "the last step (`assert`): `tool`, `input`", "same"),
+    Key("`assert`: `tool`, `args`", "the last step (id assert): `tool`, `input`", "same"),
     Key(
         "`{{fixture}}`",
         "the folder given to the import with `--fixture`",
@@ -101,18 +101,18 @@ KEYS = (
     ),
     Key(
         "`expect.json_path: {$.a.b[0]: value}`",
-        "`schema_match` (`const` at that place)",
+        "`schema_match` (a const at that place)",
         "changed",
         'the value and its type must be equal (mcp-assert compares their text: 1 and "1" are equal '
         "there); on `structuredContent` when the tool returns it",
     ),
     Key(
         "`expect.min_results`, `max_results`",
-        "`schema_match` (`minItems`, `maxItems`)",
+        "`schema_match` (minItems, maxItems)",
         "changed",
         "of the JSON array, or of an object's locations/items/results/references/symbols array",
     ),
-    Key("`expect.net_delta`", "`schema_match` (`net_delta` `const`)", "same"),
+    Key("`expect.net_delta`", "`schema_match` (a const for net_delta)", "same"),
     Key(
         "`expect.file_contains`, `file_not_contains`, `file_not_exists`, `file_unchanged`",
         "—",

@@ -69,7 +69,7 @@ PROMISES = {
     + "test_an_mcpgrade_setup_imports_and_lints_with_its_settings",
     "(`--snapshot FILE`, `--stdio CMD` or `--url URL`)": MCPGRADE
     + "test_a_stdio_server_and_the_choice_of_one",
-    "A folder of its assertion files (`run --suite DIR`: the folder's YAML files and those one level\nbelow) runs as it is": ASSERT
+    "the folder's YAML files and those one level\nbelow) runs as it is": ASSERT
     + "test_a_suite_runs_as_it_is",
     "which files it does not run (`not run:`)": ASSERT + "test_a_suite_runs_as_it_is",
     "one that uses `{{fixture}}`, which needs the import": ASSERT

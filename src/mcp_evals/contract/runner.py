@@ -365,9 +365,12 @@ async def run_cases(
         run_id=new_run_id(started),
         suite=setup.suite,
         started_at=started.isoformat(timespec="seconds"),
-        git_sha=git_sha(setup.base_dir, environ),
         selection=selection,
     )
+
+    async def commit() -> None:  # `git rev-parse` beside the first case, not before it
+        run.git_sha = await anyio.to_thread.run_sync(git_sha, setup.base_dir, environ)
+
     results: list[CaseResult | None] = [None] * len(cases)
     limiter = anyio.CapacityLimiter(max(1, concurrency))
 
@@ -393,6 +396,7 @@ async def run_cases(
 
     try:
         async with anyio.create_task_group() as group:
+            group.start_soon(commit)
             for index, case in enumerate(cases):
                 group.start_soon(one, index, case)
     finally:

@@ -2,7 +2,7 @@
 
     pip install mcp-assert                      # in a virtualenv of its own, or give --peer
     .venv/bin/python bench/contract_startup.py  # 3 and 30 cases, 30 with --concurrency 2
-    .venv/bin/python bench/contract_startup.py --cases 3 --pairs 9
+    .venv/bin/python bench/contract_startup.py --cases 3 --pairs 15
 
 Each suite is written twice, once per tool, in its own format (ours in evals/contract, theirs as
 mcp-assert YAML): create an entity, read the graph back, search for it, in turn; every case starts a
@@ -109,7 +109,10 @@ def main() -> None:
         "--peer", default=shutil.which("mcp-assert") or "mcp-assert", help="the mcp-assert command"
     )
     parser.add_argument("--cases", type=int, nargs="*", default=None, help="suite sizes (default: 3 and 30)")
-    parser.add_argument("--pairs", type=int, default=7, help="timed pairs per row (after one warm-up each)")
+    parser.add_argument(
+        "--pairs", type=int, default=9, help="timed pairs per 3-case row (after one warm-up each)"
+    )
+    parser.add_argument("--pairs-large", type=int, default=3, help="timed pairs per 30-case row")
     arguments = parser.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "src")], check=True)
     rows = [(3, 1), (30, 1), (30, 2)] if arguments.cases is None else [(n, 1) for n in arguments.cases]
@@ -117,7 +120,8 @@ def main() -> None:
     print("|---|---|---|---|")
     for count, concurrency in rows:
         with tempfile.TemporaryDirectory() as folder:
-            found = compare(Path(folder), count, arguments.pairs, arguments.peer, concurrency)
+            pairs = arguments.pairs if count < 10 else arguments.pairs_large
+            found = compare(Path(folder), count, pairs, arguments.peer, concurrency)
         label = f"{count} cases" + (f", `--concurrency {concurrency}`" if concurrency > 1 else "")
         print(f"| {label} | {found['ours']:.2f} s | {found['theirs']:.2f} s | **{found['ratio']:.2f}×** |")
         sys.stdout.flush()

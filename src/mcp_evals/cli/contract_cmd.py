@@ -77,6 +77,7 @@ def run_and_report(
     trials: int | None = None,
     update_snapshots: bool = False,
     junit: Path | None = None,
+    keep_sandbox: bool = False,
 ) -> ContractRun:
     """Load, run, compare with history, record, report: one run of the cases."""
     from mcp_evals.contract.judging import judge_for
@@ -125,6 +126,7 @@ def run_and_report(
             continue_on_failure=continue_on_failure,
             trials=trials,
             update_snapshots=update_snapshots,
+            keep_sandbox=keep_sandbox,
         )
 
     run = anyio.run(main)
@@ -217,6 +219,7 @@ def _db_option(function: Any) -> Any:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write a JUnit XML report here (one testcase per case).",
 )
+@click.option("--keep-sandbox", is_flag=True, help="Keep each case's sandbox folder (the report says where).")
 @click.option("--watch", is_flag=True, help="Re-run the cases a changed case or server file affects.")
 @click.option("--interval", type=click.FloatRange(0.1), default=1.0, help="Seconds between --watch polls.")
 @click.pass_context
@@ -237,6 +240,7 @@ def contract(
     trials: int | None,
     update_snapshots: bool,
     junit: Path | None,
+    keep_sandbox: bool,
     watch: bool,
     interval: float,
 ) -> int:
@@ -274,6 +278,7 @@ def contract(
         "trials": trials,
         "update_snapshots": update_snapshots,
         "junit": junit,
+        "keep_sandbox": keep_sandbox,
     }
     from mcp_evals.contract.watch import Watcher
     from mcp_evals.contract.watch import watch as watch_loop

@@ -88,6 +88,7 @@ def _say(text: str) -> None:
     help="Records folder (default mcp-evals-sessions).",
 )
 @click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL).")
+@click.option("--keep-sandbox", is_flag=True, help="Keep each session's sandbox folder (and say where).")
 @click.pass_context
 def session(
     ctx: click.Context,
@@ -105,6 +106,7 @@ def session(
     count_tokens: bool,
     results_dir: Path | None,
     base_url: str | None,
+    keep_sandbox: bool,
 ) -> int:
     """Run multi-step sessions: a model uses a live server's tools, per arm and fault level.
 
@@ -184,7 +186,7 @@ def session(
         else find_price(model_name, options.prices)
     )
 
-    prepared = prepare(tasks_path, config, task_set)
+    prepared = prepare(tasks_path, config, task_set, keep_sandbox=keep_sandbox)
     for problem in refuse_invalid(prepared):
         _say(str(problem))
     judge_name = judge_model or task_set.judge.model

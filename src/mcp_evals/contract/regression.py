@@ -50,15 +50,20 @@ def failing_lines(case: CaseResult, limit: int = 5) -> list[str]:
     lines: list[str] = []
     if case.trials is not None and case.verdict in ("flaky", "failing"):
         lines.append(f"{case.verdict}: {case.trials.shown}; the first failing trial:")
+    teardown = [
+        f"teardown failed: {error.splitlines()[0]}"
+        for error in (case.isolation.teardown_errors if case.isolation is not None else [])
+    ]
     if case.error:
         first, *rest = case.error.splitlines()
-        return [*lines, first, *(line.strip() for line in rest if line.strip().startswith("hint:"))]
+        hints = (line.strip() for line in rest if line.strip().startswith("hint:"))
+        return [*lines, first, *hints, *teardown]
     for step in case.failing_steps:
         if step.error:
             lines.append(f"{step.id}: {step.error.splitlines()[0]}")
         for item in step.failed_assertions:
             lines.append(f"{step.id}: {item.kind} — {item.message}")
-    return lines[:limit]
+    return lines[: max(0, limit - len(teardown))] + teardown
 
 
 def compare_cases(run: ContractRun, earlier: dict[str, tuple[str, CaseResult]]) -> Comparison:

@@ -199,6 +199,10 @@ class RawSession(ServerSession):
             progress.stage = self._client.stage
         self.info = self.info.model_copy(update={"tools": tools})
 
+    async def _read_extras(self, progress: _Progress) -> None:
+        self.info = self.info.model_copy(update=await self._client.list_extras())
+        progress.stage = self._client.stage
+
 
 class RawStdioOpening(_StdioOpening):
     """Opens a stdio server over plain JSON-RPC; ``restart`` when the SDK must open it instead."""
@@ -230,6 +234,7 @@ class RawStdioOpening(_StdioOpening):
                 try:
                     if list_tools:
                         await session._read_tools(self.progress)
+                        await session._read_extras(self.progress)
                 except NotHere:
                     self.restart = True
                     group.cancel_scope.cancel()

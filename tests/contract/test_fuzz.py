@@ -60,7 +60,7 @@ def test_each_kind_of_finding_is_reported(tmp_path: Path, capsys: pytest.Capture
     console = fuzz(capsys, config, "--timeout", "1500", "--tool", "lookup", "--tool", "fine")
     assert console.code == 1
     assert "FINDING  lookup: `id` null — accepted: a result without isError: found" in console.out
-    assert "refused as they should be: 3 call(s)" in console.out
+    assert "refused as they should be: 3 calls" in console.out
 
 
 def test_writes_and_destructive_tools_only_when_asked(

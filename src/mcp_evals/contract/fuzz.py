@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.errors import ServerError, ToolCallError
+from mcp_evals.wording import plural
 
 INVALID_PARAMS = -32602
 HUGE = 1024 * 1024
@@ -289,18 +290,20 @@ def render_console(reports: list[FuzzReport]) -> str:
     lines: list[str] = []
     for report in reports:
         found = report.findings
+        again = (
+            f" · the server was started again {plural(report.restarts, 'time')}" if report.restarts else ""
+        )
         lines.append(
-            f"mcp-evals contract fuzz: {len(found)} finding{'s' if len(found) != 1 else ''} in "
-            f"{report.tools} tool(s) of server {plain(report.server)} "
-            f"({len(report.calls)} calls, {report.reach})"
-            + (f" · the server was started again {report.restarts} time(s)" if report.restarts else "")
+            f"mcp-evals contract fuzz: {plural(len(found), 'finding')} in "
+            f"{plural(report.tools, 'tool')} of server {plain(report.server)} "
+            f"({plural(len(report.calls), 'call')}, {report.reach})" + (again if report.restarts else "")
         )
         for call in found:
             lines.append(
                 f"FINDING  {plain(call.tool, 80)}: {call.what} — {call.outcome}: {plain(call.detail, 240)}"
             )
         refused = sum(1 for call in report.calls if call.outcome == "rejected")
-        lines.append(f"refused as they should be: {refused} call(s)")
+        lines.append(f"refused as they should be: {plural(refused, 'call')}")
         for skipped in report.skipped:
             lines.append(f"not called: {plain(skipped.tool, 80)} — {skipped.why}")
         lines.append("")

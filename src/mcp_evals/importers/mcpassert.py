@@ -17,6 +17,7 @@ from mcp_evals.contract.load import parse_case
 from mcp_evals.contract.mcpassert import assertion_files, convert, is_assertion
 from mcp_evals.errors import InputFileError, McpEvalsError
 from mcp_evals.importers.plan import CONTRACT_SCHEMA, Imported, Key, dump, relative, slug
+from mcp_evals.wording import plural
 
 PEER = "mcp-assert"
 
@@ -188,5 +189,5 @@ def import_mcpassert(folder: Path, out: Path, *, fixture: Path | None = None) ->
         imported.files[target] = text
     if not found:
         raise InputFileError(f"{folder}: no mcp-assert assertion in it (YAML files with an `assert:` block)")
-    imported.summary.append(f"{len(imported.files)} case(s) from {found} assertion file(s)")
+    imported.summary.append(f"{plural(len(imported.files), 'case')} from {plural(found, 'assertion file')}")
     return imported

@@ -63,6 +63,21 @@ def emit(text: str, out: Path | None) -> None:
     click.echo(f"report written to {out}", err=True)
 
 
+def check_outputs(**outputs: Path | None) -> None:
+    """Bad input (exit 3) now, before a server starts: an output over a file the command read, an
+    output that could not be written, or two outputs on one path."""
+    from mcp_evals.files import check_writable, refuse_inputs, same_file
+
+    given = [(f"--{name}", path) for name, path in outputs.items() if path is not None]
+    for what, path in given:
+        refuse_inputs(path, what=what)
+        check_writable(path)
+    for index, (what, path) in enumerate(given):
+        for other, there in given[index + 1 :]:
+            if same_file(path, there):
+                raise ConfigError(f"{what} and {other} name one file, {path}", hint="give each its own path")
+
+
 def run_and_report(
     setup: ContractSetup,
     names: list[str] | None,
@@ -98,11 +113,7 @@ def run_and_report(
     history = history_of(setup, db) if record else None
     if history is not None:
         history.check()  # before any server starts
-    if out is not None:  # the config, a case file or the history: refused before any server starts
-        from mcp_evals.files import check_writable, refuse_inputs
-
-        refuse_inputs(out, what="--out")
-        check_writable(out)
+    check_outputs(out=out, junit=junit)  # the config, a case file or the history: before any server starts
     if setup.compat is not None:
         from mcp_evals.contract.compat import notice
         from mcp_evals.contract.load import read_cases
@@ -140,7 +151,7 @@ def run_and_report(
         from mcp_evals.contract.reports import render_junit
         from mcp_evals.files import atomic_write
 
-        with atomic_write(junit) as stream:
+        with atomic_write(junit, what="--junit") as stream:
             stream.write(render_junit(run))
         click.echo(f"JUnit report written to {junit}", err=True)
     return run
@@ -605,6 +616,7 @@ def fuzz(
         )
     config = setup.config
     config.check_variables()
+    check_outputs(out=out)
     live = [server for server in config.servers if not server.snapshot]
     unknown = [name for name in server_names if name not in {server.name for server in config.servers}]
     if unknown:

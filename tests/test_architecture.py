@@ -93,10 +93,11 @@ RANKS = {
     "contract": 13,
     "session": 14,
     "synth": 14,
-    "github": 15,
-    "action": 16,
-    "serve": 17,
-    "cli": 18,
+    "api": 15,
+    "github": 16,
+    "action": 17,
+    "serve": 18,
+    "cli": 19,
 }
 
 

@@ -15,7 +15,8 @@ model without a budget cap.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -23,19 +24,20 @@ import click
 
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.cli.options import config_inputs, config_option, read_config
-from mcp_evals.cli.paid import PaidModel, choose_paid_model
 from mcp_evals.compare.arms import Arm, DeferredArm, FullArm, GroupedArm
 from mcp_evals.compare.estimate import describe_compare
 from mcp_evals.compare.paired import ArmInfo, ArmRecord, Comparison, compare_arms
 from mcp_evals.compare.runner import ArmsRunner, interleave
 from mcp_evals.config.model import Config
+from mcp_evals.config.resolve import number_setting
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, InputFileError, where
 from mcp_evals.files import atomic_write, check_writable, refuse_inputs
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, validate_fixtures
 from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
-from mcp_evals.providers.base import Provider, ToolSearch
+from mcp_evals.providers.base import Provider, ProviderSettings, ToolSearch
+from mcp_evals.providers.pricing import Price
 from mcp_evals.record.read import read_results
 from mcp_evals.report.comparison import render_comparison
 from mcp_evals.run.plan import EXPECT_NOTHING_CACHED, make_header, plan_fixtures, run_notes
@@ -43,6 +45,7 @@ from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import ResultsWriter
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.run.runner import RunSettings, summarize_dropouts
+from mcp_evals.run.spending import Spending, decide
 
 DEFAULT_OUT = "mcp-evals-compare"
 ARM_KINDS = ("full", "deferred", "grouped")
@@ -170,8 +173,20 @@ def _unused_sections(config: Config, *, catalog_b: bool, arms: bool) -> list[str
     return notes
 
 
+@dataclass(frozen=True)
+class PaidModel:
+    """The model every arm asks: the spending decision and the provider settings it implies."""
+
+    spending: Spending
+    settings: ProviderSettings
+
+    @property
+    def price(self) -> Price | None:
+        return self.spending.price
+
+
 def _provider(paid: PaidModel, catalog: Catalog, config: Config) -> Provider:
-    return paid.provider_class(paid.settings, catalog, config.system_prompt)
+    return paid.spending.provider_class(paid.settings, catalog, config.system_prompt)
 
 
 def build_arms(
@@ -190,7 +205,7 @@ def build_arms(
             FullArm("B", _provider(paid, catalog_b, config), label_b),
         ]
     ordered = sorted(kinds, key=ARM_KINDS.index)  # full first: the reference every remediation is paired with
-    if paid.choice.name == "lexical" and set(ordered) - {"full"}:
+    if paid.spending.name == "lexical" and set(ordered) - {"full"}:
         raise ConfigError(
             "the deferred and grouped arms need a model, not the lexical baseline",
             hint="set ANTHROPIC_API_KEY or OPENAI_API_KEY (or name the provider with --provider)",
@@ -301,13 +316,35 @@ def compare(
             hint="give --catalog-b SNAPSHOT or `compare.descriptions` (catalog A/B), or --arms "
             "full,deferred,grouped (or `compare.arms`)",
         )
-    paid = choose_paid_model(
-        "compare", config, provider=provider, model=model, base_url=base_url, budget_usd=budget_usd, dry=dry
+    environ = os.environ
+    workers = (
+        number_setting(concurrency, environ, "EVAL_CONCURRENCY", config.run.concurrency, int, at_most=256)
+        or 4
     )
-    if paid.choice.name == "replay":
+    limit = number_setting(limit, environ, "EVAL_LIMIT", None, int)
+    fixtures = load_fixtures(config, warn=lambda text: click.echo(f"warning: {text}", err=True))
+    if split is not None:
+        fixtures = [fixture for fixture in fixtures if fixture.split == split]
+        if not fixtures:
+            raise ConfigError(f"--split {split}: no fixture has `split: {split}`")
+    spending = decide(
+        "compare",
+        environ,
+        config.run,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        budget_usd=budget_usd,
+        dry=dry,
+        needs_model="The deferred and grouped arms need a model" if set(kinds) - {"full"} else None,
+        cap="required",
+    )
+    if spending.name == "replay":
         raise ConfigError("compare asks a model (or the lexical baseline); replay cannot answer new arms")
-    if paid.choice.name == "lexical":
-        paid.settings = replace(paid.settings, model="bm25")
+    if spending.missing_key is not None:
+        click.echo(spending.missing_key.message("compare", lexical=not set(kinds) - {"full"}), err=True)
+        return EXIT_OK
+    paid = PaidModel(spending, spending.settings(config.run, max_connections=max(4, workers + 2)))
 
     first = _catalog(config, catalog_a)
     second = None
@@ -325,24 +362,17 @@ def compare(
         config, paid, catalog_a=first, catalog_b=second, kinds=kinds, label_a=label_a, label_b=label_b
     )
 
-    fixtures = load_fixtures(config, warn=lambda text: click.echo(f"warning: {text}", err=True))
-    if split is not None:
-        fixtures = [fixture for fixture in fixtures if fixture.split == split]
-        if not fixtures:
-            raise ConfigError(f"--split {split}: no fixture has `split: {split}`")
     for arm in arms:
         _refuse_invalid(fixtures, arm.catalog, config, arm.name)
     planned = plan_fixtures(fixtures, limit=limit)
     sample_count = samples or config.run.samples
     if dry:
-        for line in describe_compare(arms, planned, sample_count, paid.price, paid.budget_usd):
+        for line in describe_compare(arms, planned, sample_count, spending.price, spending.budget_usd):
             click.echo(line)
         return EXIT_OK
     snapshots = {"the snapshot of catalog A": catalog_a, "the snapshot of catalog B": catalog_b}
     destination = out or Path(DEFAULT_OUT)
-    return _run(
-        config, snapshots, paid, arms, planned, fixtures, sample_count, limit, concurrency, destination
-    )
+    return _run(config, snapshots, paid, arms, planned, fixtures, sample_count, limit, workers, destination)
 
 
 def _run(
@@ -354,7 +384,7 @@ def _run(
     fixtures: list[Fixture],
     samples: int,
     limit: int | None,
-    concurrency: int | None,
+    workers: int,
     out: Path,
 ) -> int:
     paths = {arm.name: out / f"{arm.name}.ndjson" for arm in arms}
@@ -388,13 +418,12 @@ def _run(
         )
         writers[arm.name] = ResultsWriter(paths[arm.name], header)
     jobs = interleave([arm.name for arm in arms], planned, samples)
-    workers = concurrency or config.run.concurrency or 4
     runner = ArmsRunner(
         arms,
         RunSettings(
             concurrency=workers,
             retry=RetryPolicy(max_attempts=config.run.max_attempts, max_wait=config.run.max_wait),
-            budget_usd=paid.budget_usd,
+            budget_usd=paid.spending.budget_usd,
             price=paid.price,
             request_deadline=config.run.timeout * 3,
         ),
@@ -405,7 +434,7 @@ def _run(
     click.echo(
         f"mcp-evals compare: {len(planned)} fixtures × {samples} sample(s) × {len(arms)} arms "
         f"({', '.join(arm.name for arm in arms)}) = {len(jobs)} jobs · "
-        f"{paid.choice.name}/{paid.settings.model} · concurrency {workers}",
+        f"{paid.spending.name}/{paid.settings.model} · concurrency {workers}",
         err=True,
     )
     summary = anyio.run(runner.run, jobs)

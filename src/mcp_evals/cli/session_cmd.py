@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 
 import click
 
 from mcp_evals.cli.options import config_option, read_config, snapshot_option
 from mcp_evals.config.model import Config, RunOptions
-from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
+from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY
 
 SESSION_PROVIDERS = ("anthropic", "openai")
 
@@ -27,14 +26,6 @@ def _config(ctx: click.Context, config_path: Path) -> Config | None:
     if source == click.core.ParameterSource.DEFAULT and not config_path.exists():
         return None
     return read_config(config_path)
-
-
-def _budget(option: float | None, environ: Mapping[str, str]) -> float | None:
-    if option is not None:
-        return option
-    from mcp_evals.cli.run_cmd import _env_number
-
-    return _env_number(environ, "EVAL_BUDGET_USD", float)
 
 
 def _emit(text: str, out: Path | None) -> None:
@@ -114,10 +105,8 @@ def session(
         return EXIT_OK
     if tasks_path is None:
         raise click.UsageError("Missing option '--tasks' (the task-set file).", ctx=ctx)
-    from mcp_evals.cli.paid import billable
     from mcp_evals.providers.base import ProviderSettings
-    from mcp_evals.providers.pricing import find_price, provider_of, require_price
-    from mcp_evals.providers.registry import choose_provider
+    from mcp_evals.run.spending import decide
     from mcp_evals.session.load import arm_catalog, load_task_set, server_of
     from mcp_evals.session.prepare import choose_arms, choose_levels, choose_tasks, prepare, refuse_invalid
 
@@ -132,71 +121,37 @@ def session(
     arms = choose_arms(arm)
     levels = choose_levels(task_set, fault)
     tasks = choose_tasks(task_set, limit)
-    budget = _budget(budget_usd, environ)
-    model_asked = model or environ.get("EVAL_MODEL", "").strip() or options.model
-    configured = options.provider if options.provider in SESSION_PROVIDERS else None
-    choice = choose_provider(provider, configured, environ, model_asked)
-    endpoint = base_url or choice.base_url or options.base_url or ""
-    if endpoint and not endpoint.lower().startswith(("http://", "https://")):
-        raise ConfigError(f"base URL {endpoint!r} has no http:// or https:// scheme")
-    if choice.name not in SESSION_PROVIDERS:
-        if not dry:
-            _say(
-                "mcp-evals session: skipped: no API key. Sessions need a model that calls tools: set "
-                "ANTHROPIC_API_KEY or OPENAI_API_KEY (read from the environment only, never logged).\n"
-                "  Estimate the cost first, without a key: mcp-evals session --tasks … --dry"
-            )
-            return EXIT_OK
-        by_model = provider_of(model_asked) if model_asked else None  # `--dry --model gpt-5.4` with no key
-        choice = choose_provider(by_model if by_model in SESSION_PROVIDERS else "anthropic", None, environ)
-        endpoint = base_url or choice.base_url or options.base_url or ""
-    entry = choice.entry
-    paid = billable(choice, endpoint)
-    if choice.key is None and paid and not dry:
-        variable = entry.key_env_var
-        _say(
-            f"mcp-evals session: skipped: the {choice.name} provider was asked for, "
-            f"but {variable} is not set.\n"
-            f"  Set it to run sessions (it is read from the environment only, never logged), or estimate "
-            f"the cost first: mcp-evals session --tasks … --provider {choice.name} --dry"
-        )
-        return EXIT_OK
-    model_name = model_asked or entry.default_model or ""
-    if not paid:
-        budget = None  # an endpoint of your own with no key bills nothing: there is nothing to cap
-    if paid and not dry and budget is None:
-        raise ConfigError(
-            "a paid session run needs a budget cap: --budget-usd X or EVAL_BUDGET_USD=X",
-            hint="sessions are long and there is no default; `mcp-evals session --tasks … --dry` estimates "
-            "the cost first",
-        )
-    price = (
-        require_price(model_name, options.prices)
-        if budget is not None
-        else find_price(model_name, options.prices)
+    spending = decide(
+        "session",
+        environ,
+        options,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        budget_usd=budget_usd,
+        dry=dry,
+        providers=SESSION_PROVIDERS,
+        needs_model="Sessions need a model that calls tools",
+        cap="required",
+        budget_in_config=False,
+        usage=" --tasks …",
     )
+    if spending.missing_key is not None:
+        _say(spending.missing_key.message("session", usage=" --tasks …"))
+        return EXIT_OK
+    budget, price, model_name = spending.budget_usd, spending.price, spending.model
 
     prepared = prepare(tasks_path, config, task_set)
     for problem in refuse_invalid(prepared):
         _say(str(problem))
     judge_name = judge_model or task_set.judge.model
-    if judge_name and budget is not None and not dry:
-        require_price(judge_name, options.prices)
+    if judge_name and not dry:
+        spending.price_of(judge_name, options)
 
     def settings(model_id: str, max_tokens: int) -> ProviderSettings:
-        return ProviderSettings(
-            model=model_id,
-            base_url=endpoint or entry.load().default_base_url,
-            api_key=choice.key,
-            timeout=options.timeout,
-            max_tokens=max_tokens,
-            temperature=options.temperature,
-            anthropic_version=options.anthropic_version,
-            prompt_caching=options.prompt_caching,
-            max_connections=4,
-        )
+        return spending.settings(options, model=model_id, max_tokens=max_tokens)
 
-    provider_class = entry.load()
+    provider_class = spending.provider_class
     providers = {
         name: provider_class(
             settings(model_name, options.max_tokens),
@@ -251,7 +206,7 @@ def session(
     )
     _say(
         f"mcp-evals session: {plan.sessions} sessions ({len(tasks)} tasks × {len(arms)} arms × "
-        f"{len(levels)} fault levels × {runs} run(s)) · {choice.name}/{model_name} · "
+        f"{len(levels)} fault levels × {runs} run(s)) · {spending.name}/{model_name} · "
         + (f"budget ${budget:g}" if budget is not None else "no budget")
     )
     try:

@@ -8,6 +8,8 @@ fixture came) · 3 bad input, nothing to ask, or a paid model without a budget c
 from __future__ import annotations
 
 import datetime
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -15,14 +17,16 @@ import click
 
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.cli.options import config_inputs, config_option, read_config, snapshot_option
-from mcp_evals.cli.paid import PaidModel, choose_paid_model
 from mcp_evals.config.model import Config
+from mcp_evals.config.resolve import number_setting
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, McpEvalsError, where
 from mcp_evals.files import check_writable, refuse_inputs
 from mcp_evals.fixtures.load import fixture_files, load_fixture_file
 from mcp_evals.fixtures.model import Fixture
+from mcp_evals.providers.base import ProviderSettings
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy
+from mcp_evals.run.spending import Spending, decide
 from mcp_evals.synth.assemble import assemble
 from mcp_evals.synth.estimate import describe_synth
 from mcp_evals.synth.generate import Caller, Synthesis, included_tools, plan_asks, synthesize
@@ -33,6 +37,14 @@ from mcp_evals.wording import plural
 
 # Answers hold several intents or queries as JSON: more room than a tool call needs.
 SYNTH_MAX_TOKENS = 2048
+
+
+@dataclass(frozen=True)
+class PaidModel:
+    """The model synth asks: the spending decision and the provider settings it implies."""
+
+    spending: Spending
+    settings: ProviderSettings
 
 
 def _catalog(config: Config, snapshot: Path | None) -> Catalog:
@@ -131,7 +143,9 @@ def _other_fixtures(config: Config, out: Path) -> list[Fixture]:
     "with a paid model.",
 )
 @click.option(
-    "--concurrency", type=click.IntRange(1, 64), default=4, show_default=True, help="Requests in flight."
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    help="Requests in flight (env EVAL_CONCURRENCY, then run.concurrency; default 4).",
 )
 @click.option(
     "--dry",
@@ -154,7 +168,7 @@ def synth(
     model: str | None,
     base_url: str | None,
     budget_usd: float | None,
-    concurrency: int,
+    concurrency: int | None,
     dry: bool,
 ) -> int:
     """Write fixtures with a model: held-out, concrete-valued queries, a frozen test split.
@@ -167,21 +181,32 @@ def synth(
     (what came is written; no fixture, no file) · 3 bad input or nothing to ask.
     """
     config = read_config(config_path)
-    paid = choose_paid_model(
+    environ = os.environ
+    workers = (
+        number_setting(concurrency, environ, "EVAL_CONCURRENCY", config.run.concurrency, int, at_most=64) or 4
+    )
+    refuse_inputs(out, {**config_inputs(config), "the catalog snapshot": snapshot}, what="--out")
+    existing = read_existing(out)
+    spending = decide(
         "synth",
-        config,
+        environ,
+        config.run,
         provider=provider,
         model=model,
         base_url=base_url,
         budget_usd=budget_usd,
         dry=dry,
-        max_tokens=max(SYNTH_MAX_TOKENS, config.run.max_tokens),
+        providers=("anthropic", "openai"),
+        needs_model="Synth needs a model to write queries (the lexical baseline cannot)",
+        cap="required",
     )
-    if paid.choice.name not in ("anthropic", "openai"):
-        raise ConfigError(
-            "mcp-evals synth needs a model: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or name one with "
-            "--provider (the lexical baseline cannot write queries)"
-        )
+    if spending.missing_key is not None:
+        click.echo(spending.missing_key.message("synth", usage=" --out …"), err=True)
+        return EXIT_OK
+    max_tokens = max(SYNTH_MAX_TOKENS, config.run.max_tokens)
+    paid = PaidModel(
+        spending, spending.settings(config.run, max_tokens=max_tokens, max_connections=max(4, workers + 2))
+    )
     settings = SynthSettings(
         per_tool=per_tool,
         refuse=refuse,
@@ -192,27 +217,25 @@ def synth(
     )
     if persona:
         settings.persona = persona
-    refuse_inputs(out, {**config_inputs(config), "the catalog snapshot": snapshot}, what="--out")
-    existing = read_existing(out)
     catalog = _catalog(config, snapshot)
     asks = plan_asks(catalog, settings, config.exclude_tools)
     if not asks:  # --dry says the same: a run with nothing to ask is bad input, never an empty file
         raise nothing_to_ask(config, catalog, settings)
     if dry:
         lines = describe_synth(
-            paid.label,
+            spending.label,
             paid.settings.model,
             asks,
             settings,
-            paid.price,
+            spending.price,
             max_tokens=paid.settings.max_tokens,
-            budget_usd=paid.budget_usd,
+            budget_usd=spending.budget_usd,
         )
         click.echo("\n".join(lines))
         return EXIT_OK
     check_writable(out)
     return _synthesize(
-        config, paid, catalog, settings, asks, out, existing, _other_fixtures(config, out), concurrency
+        config, paid, catalog, settings, asks, out, existing, _other_fixtures(config, out), workers
     )
 
 
@@ -228,11 +251,17 @@ def _synthesize(
     concurrency: int,
 ) -> int:
     frozen = any(fixture.split == "test" for fixture in old)
-    provider = paid.provider_class(paid.settings, catalog, "")
-    paraphraser = paid.provider_class(paid.settings, Catalog(tools=[]), "")  # held out: no catalog at all
+    provider_class = paid.spending.provider_class
+    provider = provider_class(paid.settings, catalog, "")
+    paraphraser = provider_class(paid.settings, Catalog(tools=[]), "")  # held out: no catalog at all
     # Before the first answer, each request reserves as much input as the largest prompt of step 1.
     largest = max((ask.system + ask.user for ask in asks), key=len)
-    budget = Budget(paid.budget_usd, paid.price, paid.settings.max_tokens, prefix=largest.encode("utf-8"))
+    budget = Budget(
+        paid.spending.budget_usd,
+        paid.spending.price,
+        paid.settings.max_tokens,
+        prefix=largest.encode("utf-8"),
+    )
     caller = Caller(
         provider,
         budget,
@@ -240,7 +269,7 @@ def _synthesize(
         concurrency=concurrency,
     )
     click.echo(
-        f"mcp-evals synth: {paid.choice.name}/{paid.settings.model} · {len(catalog.tools)} tools · "
+        f"mcp-evals synth: {paid.spending.name}/{paid.settings.model} · {len(catalog.tools)} tools · "
         f"persona {settings.persona!r} · {settings.language}",
         err=True,
     )
@@ -262,7 +291,7 @@ def _synthesize(
         exclude_tools=config.exclude_tools,
     )
     header = (
-        f"Written by `mcp-evals synth` ({paid.choice.name}/{paid.settings.model}) on "
+        f"Written by `mcp-evals synth` ({paid.spending.name}/{paid.settings.model}) on "
         f"{datetime.date.today().isoformat()}: persona {settings.persona!r}, {settings.language}.\n"
         "Queries were paraphrased by a call that never saw a tool name, description or schema.\n"
         "The test split is frozen: later `mcp-evals synth` runs append to dev and never rewrite it."
@@ -272,7 +301,7 @@ def _synthesize(
         click.echo(f"dropped: {item.what}: {item.reason}", err=True)
     reasons = ", ".join(f"{kind} {count}" for kind, count in sorted(caller.dropouts.items()))
     incomplete = bool(caller.dropouts) or caller.fatal is not None
-    cost = f" · cost ${budget.spent_usd:.4f}" if paid.price is not None else ""
+    cost = f" · cost ${budget.spent_usd:.4f}" if paid.spending.price is not None else ""
     found = (
         f"mcp-evals synth: {plural(synthesis.asks, 'intent request')} → "
         f"{plural(synthesis.intents, 'intent')}; "

@@ -43,7 +43,7 @@ from mcp_evals.providers.pricing import find_price  # noqa: E402
 from mcp_evals.record.model import Usage  # noqa: E402
 from mcp_evals.record.read import read_results  # noqa: E402
 from mcp_evals.run.retry import RetryPolicy  # noqa: E402
-from mcp_evals.run.runner import RunSettings, run_eval  # noqa: E402
+from mcp_evals.run.runner import RunSettings, run_fixtures  # noqa: E402
 
 AREAS = ["tickets", "customers", "billing", "knowledge", "team", "reports"]
 VERBS = ["search", "get", "list", "create", "update", "delete", "assign", "export", "archive", "merge"]
@@ -164,7 +164,7 @@ def throughput(fixtures: int, concurrency: int, latency: float, workdir: Path) -
         cpu = time.process_time()
         started = time.perf_counter()
         outcome = anyio.run(
-            lambda: run_eval(
+            lambda: run_fixtures(
                 provider(catalog, fake.base_url, connections=concurrency + 2),
                 planned,
                 workdir / "throughput.ndjson",
@@ -254,7 +254,9 @@ def caching(tools: int, fixtures: int, workdir: Path) -> dict[str, Any]:
             fake.cache.clear()
             settings = RunSettings(concurrency=8, price=find_price(MODEL))
             path = workdir / f"{label}.ndjson"
-            anyio.run(run_eval, provider(catalog, fake.base_url, caching=enabled), planned, path, settings)
+            anyio.run(
+                run_fixtures, provider(catalog, fake.base_url, caching=enabled), planned, path, settings
+            )
             usage = Usage()
             for row in read_results(path).results:
                 usage = usage + row.usage

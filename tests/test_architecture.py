@@ -12,8 +12,6 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-import pytest
-
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "mcp_evals"
 
 # Pure stages: data in, data out. They may not reach what talks to a process, a network or a disk.

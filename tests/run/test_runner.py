@@ -25,7 +25,8 @@ from mcp_evals.record.read import read_results
 from mcp_evals.run.plan import plan_fixtures, shard_fixtures
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.retry import AdaptiveLimiter, RetryPolicy
-from mcp_evals.run.runner import RunSettings, RunSummary, run_eval
+from mcp_evals.run.runner import RunSettings, RunSummary
+from mcp_evals.run.runner import run_fixtures as run_loop
 from mcp_evals.score import score_results
 
 FAST = RetryPolicy(max_attempts=4, max_wait=0.05, initial_backoff=0.005, max_backoff=0.02)
@@ -70,7 +71,7 @@ def run_fixtures(
     with progress_path.open("w") as stream:
         progress = Progress(len(fixtures) * samples, stream=stream, tty=False, interval=0.0)
         outcome = anyio.run(
-            lambda: run_eval(provider, fixtures, path, run_settings, samples=samples, progress=progress)
+            lambda: run_loop(provider, fixtures, path, run_settings, samples=samples, progress=progress)
         )
     results = read_results(path)
     return Run(outcome, results.results, path, progress_path.read_text())

@@ -180,7 +180,8 @@ def test_a_session_longer_than_its_timeout_is_a_dropout(
         (
             [],
             {},
-            "mcp-evals session calls a paid model (anthropic) and no budget cap is set: give one with --budget-usd X or EVAL_BUDGET_USD",
+            "mcp-evals session calls a paid model (anthropic) and no budget cap is set: give one with "
+            "--budget-usd X or EVAL_BUDGET_USD",
         ),
         (
             ["--budget-usd", "1", "--model", "claude-nonesuch-9"],

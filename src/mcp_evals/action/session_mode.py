@@ -10,11 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from mcp_evals.action.context import SECTION_MAX_CHARS, ModeResult, Step, code_block, run_cli, say
-from mcp_evals.action.eval_mode import read_run_options
-from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_PRELIMINARY
+from mcp_evals.action.eval_mode import decision_environment, read_run_options, skip_reason
+from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_PRELIMINARY, McpEvalsError
 from mcp_evals.github import scrubbed_environment
 from mcp_evals.github.workflow_commands import workflow_command
-from mcp_evals.providers.registry import PROVIDERS, choose_provider
+from mcp_evals.providers.registry import PROVIDERS
+from mcp_evals.run.spending import choose
 
 SESSION_EVENTS = ("workflow_dispatch", "schedule")
 SESSION_PROVIDERS = ("anthropic", "openai")
@@ -23,22 +24,20 @@ SESSION_PROVIDERS = ("anthropic", "openai")
 def session_provider(step: Step) -> tuple[str | None, str | None]:
     """The provider the sessions will use and, if they cannot run, why (no key: a fork, a missing secret)."""
     inputs = step.inputs
-    options = read_run_options(step)
-    configured = options.provider if options.provider in SESSION_PROVIDERS else None
-    choice = choose_provider(inputs.provider, configured, inputs.api_keys(), inputs.model or options.model)
-    if choice.name not in SESSION_PROVIDERS:
-        return None, (
-            "no API key was given, so the paid sessions were skipped. Pass "
-            "`anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}` (or `openai-api-key`). "
-            "Pull requests from forks get no secrets."
+    spending = choose(
+        "session",
+        decision_environment(step),
+        read_run_options(step),
+        provider=inputs.provider,
+        model=inputs.model,
+        providers=SESSION_PROVIDERS,
+        needs_model="Sessions need a model that calls tools",
+    )
+    if spending.missing_key is not None:
+        return spending.missing_key.provider, skip_reason(
+            spending.missing_key, "the paid sessions were skipped"
         )
-    keyless_endpoint = choice.name == "openai" and inputs.openai_base_url  # a local vLLM / Ollama needs none
-    if choice.key is None and not keyless_endpoint:
-        return choice.name, (
-            f"the `{choice.name}-api-key` input is empty, so the paid sessions were skipped "
-            "(pull requests from forks get no secrets; a missing repository secret looks the same)."
-        )
-    return choice.name, None
+    return spending.name, None
 
 
 def _refused(message: str) -> ModeResult:
@@ -75,7 +74,10 @@ def run_session_mode(step: Step) -> ModeResult:
             f"mode `session` needs a model that calls tools: `provider: anthropic` or `openai`, "
             f"not `{inputs.provider}`."
         )
-    provider, skip = session_provider(step)
+    try:
+        provider, skip = session_provider(step)
+    except McpEvalsError as error:  # a key no header can carry, a base URL with no scheme
+        return _refused(str(error))
     if skip is not None:
         say(workflow_command("notice", skip, title="mcp-evals session skipped"))
         return ModeResult(

@@ -1,29 +1,29 @@
 """The ``llm_judge`` assertion: an OpenAI-compatible model scores a step's output from 0 to 1.
 
-The key comes from the environment only (``OPENAI_API_KEY``, in a ``Secret``), the request goes
-through the OpenAI provider, and every request must fit the budget the run was given. Without a key,
-without a budget, or when the next request could cross it, the assertion is *skipped* with the
-reason — never passed.
+The key, the endpoint and whether it bills are the one spending policy's (``run.spending``): the
+key comes from the environment only (``OPENAI_API_KEY``), a keyless endpoint of your own bills
+nothing. Every request reserves its worst case in the run's one ``Budget`` (``run.budget``) before
+it is sent. Without a key, without a budget, or when the next request could cross it, the assertion
+is *skipped* with the reason — never passed.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
-from typing import Any
-
-import anyio
 
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.config.model import JudgeOptions
+from mcp_evals.config.model import JudgeOptions, RunOptions
+from mcp_evals.config.resolve import number_setting
 from mcp_evals.contract.model import AssertionResult, JudgeSpend, LlmJudge
-from mcp_evals.providers.base import HttpRequest, ProviderSettings, Secret, compact_json
+from mcp_evals.providers.base import HttpRequest, ProviderSettings, compact_json
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.openai import OpenAIProvider
-from mcp_evals.providers.pricing import find_price
-from mcp_evals.providers.registry import PROVIDERS
+from mcp_evals.providers.pricing import Price, find_price
+from mcp_evals.providers.tokens import estimate_tokens
+from mcp_evals.run.budget import Budget
+from mcp_evals.run.spending import choose
 
 KIND = "llm_judge"
 MAX_TOKENS = 400
@@ -39,23 +39,34 @@ class Judge:
 
     def __init__(self, options: JudgeOptions, environ: Mapping[str, str], *, budget_usd: float | None = None):
         self.options = options
-        entry = PROVIDERS["openai"]
-        self.key = Secret.from_environ(environ, entry.key_env_var or "OPENAI_API_KEY")
-        self.base_url = options.base_url or environ.get(entry.base_url_env_var or "", "").strip() or None
-        self.spend = JudgeSpend(budget_usd=budget_usd if budget_usd is not None else options.budget_usd)
-        self._lock = anyio.Lock()
+        # The judge's provider is always named (OpenAI-compatible); its endpoint is the config's, else
+        # OPENAI_BASE_URL; its cap is --judge-budget-usd, else contract.judge.budget_usd (no default).
+        self.spending = choose(
+            "contract",
+            environ,
+            RunOptions(),
+            provider="openai",
+            model=options.model,
+            base_url=options.base_url,
+        )
+        limit = number_setting(budget_usd, environ, None, options.budget_usd, float)
+        self.budget = Budget(limit, None, MAX_TOKENS)
+        self.requests = 0
         self._providers: dict[str, OpenAIProvider] = {}
 
     @property
-    def keyless_endpoint(self) -> bool:
-        """A local endpoint (vLLM, Ollama) needs no key, as with `mcp-evals run`."""
-        return bool(self.base_url) and "api.openai.com" not in (self.base_url or "")
+    def spend(self) -> JudgeSpend:
+        """What the run's record keeps: requests sent, their cost, the cap."""
+        return JudgeSpend(
+            requests=self.requests, cost_usd=self.budget.spent_usd, budget_usd=self.budget.limit_usd
+        )
 
     def unavailable(self) -> str | None:
         """Why no judge request can be made at all, or None."""
-        if self.key is None and not self.keyless_endpoint:
-            return "OPENAI_API_KEY is not set: the judge was not asked"
-        if self.spend.budget_usd is None:
+        missing = self.spending.missing_key
+        if missing is not None:
+            return f"{' or '.join(missing.variables)} is not set: the judge was not asked"
+        if self.budget.limit_usd is None:
             return (
                 "no judge budget (contract.judge.budget_usd or --judge-budget-usd): the judge was not asked"
             )
@@ -65,8 +76,8 @@ class Judge:
         if model not in self._providers:
             settings = ProviderSettings(
                 model=model,
-                base_url=self.base_url or OpenAIProvider.default_base_url,
-                api_key=self.key,
+                base_url=self.spending.endpoint or OpenAIProvider.default_base_url,
+                api_key=self.spending.choice.key,
                 timeout=self.options.timeout,
                 max_tokens=MAX_TOKENS,
                 max_connections=4,
@@ -84,7 +95,7 @@ class Judge:
             return AssertionResult(kind=KIND, status="skipped", message=reason)
         model = judge.model or self.options.model
         price = find_price(model)
-        if price is None and not self.keyless_endpoint:
+        if price is None and self.spending.billable:
             return AssertionResult(
                 kind=KIND,
                 status="skipped",
@@ -92,34 +103,26 @@ class Judge:
             )
         prompt = judge.prompt_template.replace("{actual}", actual).replace("{expected}", expected)
         provider = self.provider(model)
-        worst = 0.0
-        if price is not None:
-            worst = (
-                math.ceil((len(prompt) + len(_SYSTEM)) / 3) * price.input + MAX_TOKENS * price.output
-            ) / 1e6
-        async with self._lock:
-            budget = self.spend.budget_usd or 0.0
-            if self.spend.cost_usd + worst > budget:
-                return AssertionResult(
-                    kind=KIND,
-                    status="skipped",
-                    message=f"the judge budget (${budget:g}) could be crossed by this request: not asked",
-                )
-            self.spend.cost_usd += worst  # held until the real cost is known
-            self.spend.requests += 1
-        cost = worst
+        held = self.budget.reserve_tokens(estimate_tokens(_SYSTEM + prompt), price)
+        if held is None:
+            return AssertionResult(
+                kind=KIND,
+                status="skipped",
+                message=f"the judge budget (${self.budget.limit_usd:g}) could be crossed by this request: "
+                "not asked",
+            )
+        self.requests += 1
         try:
-            answer_text, cost = await self._ask(provider, prompt, price)
+            answer_text = await self._ask(provider, prompt, price)
         except ProviderFailure as failure:
             return AssertionResult(
                 kind=KIND, status="skipped", message=f"the judge request failed: {failure.message}"
             )
         finally:
-            async with self._lock:
-                self.spend.cost_usd += cost - worst
+            self.budget.release(held)
         return verdict(answer_text, judge.min_score)
 
-    async def _ask(self, provider: OpenAIProvider, prompt: str, price: Any) -> tuple[str, float]:
+    async def _ask(self, provider: OpenAIProvider, prompt: str, price: Price | None) -> str:
         limit_key = "max_completion_tokens" if provider.reasoning_model else "max_tokens"
         body = compact_json(
             {
@@ -133,8 +136,8 @@ class Judge:
         if not 200 <= response.status_code < 300:
             raise provider.classify_error(response.status_code, response.headers, response.content)
         answer = provider.parse_response(response.status_code, response.headers, response.content)
-        cost = price.cost(answer.usage) if price is not None else 0.0
-        return answer.text, cost
+        self.budget.spend(answer.usage, price)
+        return answer.text
 
 
 def verdict(answer: str, min_score: float) -> AssertionResult:

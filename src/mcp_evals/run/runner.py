@@ -471,7 +471,7 @@ def summarize_dropouts(outcome: RunSummary) -> str:
     return ", ".join(f"{kind} {count}" for kind, count in sorted(outcome.dropouts.items()))
 
 
-async def run_eval(
+async def run_fixtures(
     provider: Provider,
     fixtures: Sequence[Fixture],
     results_path: Path,
@@ -480,9 +480,9 @@ async def run_eval(
     samples: int = 1,
     progress: Progress | None = None,
 ) -> RunSummary:
-    """Run every fixture once per sample against ``provider`` and write ``results_path`` (library use).
-
-    The CLI does the same with the config's settings, validation, resume and shards on top.
+    """Run every fixture once per sample against ``provider`` and write ``results_path``: the bare loop,
+    with default scoring and gate in the header (tests and benchmarks). ``mcp_evals.run_eval``
+    (``api/run.py``) is the run with the whole config, as ``mcp-evals run`` does it.
     """
     settings = settings or RunSettings()
     header = make_header(

@@ -423,6 +423,17 @@ class Harness:
                 f"the {provider} provider spends money: give budget_usd (the most this run may spend); "
                 "nothing was sent"
             )
+        # The budget is the argument or nothing: no EVAL_BUDGET_USD of the server's environment applies.
+        environment = {key: value for key, value in self.environ.items() if key != "EVAL_BUDGET_USD"}
+        from mcp_evals.run.spending import choose
+
+        # The run's own spending policy: without the key it needs, nothing is started (exit 0, as
+        # `mcp-evals run` says it); everything else is decided by `mcp-evals run` itself.
+        missing = choose(
+            "run", environment, self.setup.config.run, provider=provider, model=model
+        ).missing_key
+        if missing is not None:
+            return SelectionEval(exit_code=0, results=None, output=missing.line("run"))
         folder = self.setup.resolve(".mcp-evals/runs")
         folder.mkdir(parents=True, exist_ok=True)
         from mcp_evals.contract.runner import new_run_id
@@ -438,8 +449,6 @@ class Harness:
             argv += ["--budget-usd", repr(budget_usd)]
         if limit is not None:
             argv += ["--limit", str(limit)]
-        # The budget is the argument or nothing: no EVAL_BUDGET_USD of the server's environment applies.
-        environment = {key: value for key, value in self.environ.items() if key != "EVAL_BUDGET_USD"}
         finished = await anyio.run_process(argv, env=environment, check=False)
         output = (finished.stdout + finished.stderr).decode("utf-8", errors="replace")
         return SelectionEval(

@@ -1,8 +1,9 @@
 """``mcp-evals synth``: write held-out, concrete-valued fixtures with a model (see ``mcp_evals.synth``).
 
-Exit codes: 0 written (or, every answer in, every candidate dropped: nothing written) · 2 incomplete
-(some requests never got a usable answer: budget, errors; what did come is written, nothing when no
-fixture came) · 3 bad input, nothing to ask, or a paid model without a budget cap.
+Exit codes: 0 written (or, every answer in, every candidate dropped: nothing written; or skipped:
+no key, see ``run.spending``) · 2 incomplete (some requests never got a usable answer: budget,
+errors; what did come is written, nothing when no fixture came) · 3 bad input, nothing to ask, or a
+paid model without a budget cap.
 """
 
 from __future__ import annotations
@@ -177,8 +178,8 @@ def synth(
     Step 1 describes user goals per tool (and per confusable pair), with a concrete value for every
     required parameter; step 2, a separate call that never sees a tool name, description or schema,
     says each goal as the persona would. The lint's fixture rules judge the result (F001 dropped,
-    F002 flagged). A paid model needs a budget cap (--budget-usd). Exit 0 written · 2 incomplete
-    (what came is written; no fixture, no file) · 3 bad input or nothing to ask.
+    F002 flagged). A paid model needs a budget cap (--budget-usd). Exit 0 written (or skipped: no
+    key) · 2 incomplete (what came is written; no fixture, no file) · 3 bad input or nothing to ask.
     """
     config = read_config(config_path)
     environ = os.environ

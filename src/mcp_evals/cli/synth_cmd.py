@@ -8,97 +8,16 @@ paid model without a budget cap.
 
 from __future__ import annotations
 
-import datetime
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
-import anyio
 import click
 
-from mcp_evals.catalog.model import Catalog
-from mcp_evals.cli.options import config_inputs, config_option, read_config, snapshot_option
-from mcp_evals.config.model import Config
-from mcp_evals.config.resolve import number_setting
-from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, McpEvalsError, where
-from mcp_evals.files import check_writable, refuse_inputs
-from mcp_evals.fixtures.load import fixture_files, load_fixture_file
-from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers.base import ProviderSettings
-from mcp_evals.run.budget import Budget
-from mcp_evals.run.retry import RetryPolicy
-from mcp_evals.run.spending import Spending, decide
-from mcp_evals.synth.assemble import assemble
-from mcp_evals.synth.estimate import describe_synth
-from mcp_evals.synth.generate import Caller, Synthesis, included_tools, plan_asks, synthesize
+from mcp_evals.api.synth import SynthRequest, estimate_synth, execute_synth, plan_synth
+from mcp_evals.cli.options import config_option, read_config, snapshot_option
+from mcp_evals.errors import EXIT_OK
+from mcp_evals.run.spending import MissingKey
 from mcp_evals.synth.model import SynthSettings
-from mcp_evals.synth.outfile import read_existing, write_fixtures
-from mcp_evals.synth.prompts import Ask
-from mcp_evals.wording import plural
-
-# Answers hold several intents or queries as JSON: more room than a tool call needs.
-SYNTH_MAX_TOKENS = 2048
-
-
-@dataclass(frozen=True)
-class PaidModel:
-    """The model synth asks: the spending decision and the provider settings it implies."""
-
-    spending: Spending
-    settings: ProviderSettings
-
-
-def _catalog(config: Config, snapshot: Path | None) -> Catalog:
-    if snapshot is not None:
-        from mcp_evals.catalog.snapshot import load_catalog
-
-        return load_catalog(snapshot, areas=config.areas or None)
-    from mcp_evals.servers.extract import extract_catalog
-
-    config.check_variables()
-    return extract_catalog(config)
-
-
-def nothing_to_ask(config: Config, catalog: Catalog, settings: SynthSettings) -> ConfigError:
-    """Why the plan has no request at all (so there is nothing to write), and what to change."""
-    nothing = "nothing was written"
-    if not catalog.tools:
-        return ConfigError(
-            f"the catalog has no tools, so synth has nothing to ask the model; {nothing}",
-            hint="`mcp-evals catalog` shows what the config's servers list",
-        )
-    if not included_tools(catalog, config.exclude_tools):
-        place = where(config.shown_path, config.line_of(("exclude_tools",)), "exclude_tools")
-        return ConfigError(
-            f"{place}: every tool of the catalog ({len(catalog.tools)}) is excluded, so synth has "
-            f"nothing to ask the model; {nothing}",
-            hint="narrow `exclude_tools` to the tools users never ask for",
-        )
-    if not (settings.per_tool or settings.refuse or settings.clarify):
-        return ConfigError(
-            f"--per-tool 0, --refuse 0 and --clarify 0: nothing to ask the model; {nothing}",
-            hint="leave --per-tool at its default (3) or give at least one of the three a count above 0",
-        )
-    return ConfigError(
-        "--per-tool 0 and --refuse 0 leave only --clarify, and no tool outside `exclude_tools` has a "
-        f"required parameter to leave out: nothing to ask the model; {nothing}",
-        hint="give --per-tool or --refuse a count above 0",
-    )
-
-
-def _other_fixtures(config: Config, out: Path) -> list[Fixture]:
-    """The config's fixtures outside the output file (so no query is asked twice); none if unset."""
-    if not config.fixture_globs:
-        return []
-    try:
-        files = fixture_files(config)
-    except McpEvalsError:
-        return []
-    fixtures: list[Fixture] = []
-    for path in files:
-        if path.resolve() != out.resolve():
-            fixtures.extend(load_fixture_file(path))
-    return fixtures
 
 
 @click.command()
@@ -181,33 +100,6 @@ def synth(
     F002 flagged). A paid model needs a budget cap (--budget-usd). Exit 0 written (or skipped: no
     key) · 2 incomplete (what came is written; no fixture, no file) · 3 bad input or nothing to ask.
     """
-    config = read_config(config_path)
-    environ = os.environ
-    workers = (
-        number_setting(concurrency, environ, "EVAL_CONCURRENCY", config.run.concurrency, int, at_most=64) or 4
-    )
-    refuse_inputs(out, {**config_inputs(config), "the catalog snapshot": snapshot}, what="--out")
-    existing = read_existing(out)
-    spending = decide(
-        "synth",
-        environ,
-        config.run,
-        provider=provider,
-        model=model,
-        base_url=base_url,
-        budget_usd=budget_usd,
-        dry=dry,
-        providers=("anthropic", "openai"),
-        needs_model="Synth needs a model to write queries (the lexical baseline cannot)",
-        cap="required",
-    )
-    if spending.missing_key is not None:
-        click.echo(spending.missing_key.message("synth", usage=" --out …"), err=True)
-        return EXIT_OK
-    max_tokens = max(SYNTH_MAX_TOKENS, config.run.max_tokens)
-    paid = PaidModel(
-        spending, spending.settings(config.run, max_tokens=max_tokens, max_connections=max(4, workers + 2))
-    )
     settings = SynthSettings(
         per_tool=per_tool,
         refuse=refuse,
@@ -218,117 +110,24 @@ def synth(
     )
     if persona:
         settings.persona = persona
-    catalog = _catalog(config, snapshot)
-    asks = plan_asks(catalog, settings, config.exclude_tools)
-    if not asks:  # --dry says the same: a run with nothing to ask is bad input, never an empty file
-        raise nothing_to_ask(config, catalog, settings)
-    if dry:
-        lines = describe_synth(
-            spending.label,
-            paid.settings.model,
-            asks,
-            settings,
-            spending.price,
-            max_tokens=paid.settings.max_tokens,
-            budget_usd=spending.budget_usd,
-        )
-        click.echo("\n".join(lines))
-        return EXIT_OK
-    check_writable(out)
-    return _synthesize(
-        config, paid, catalog, settings, asks, out, existing, _other_fixtures(config, out), workers
-    )
-
-
-def _synthesize(
-    config: Config,
-    paid: PaidModel,
-    catalog: Catalog,
-    settings: SynthSettings,
-    asks: list[Ask],
-    out: Path,
-    old: list[Fixture],
-    others: list[Fixture],
-    concurrency: int,
-) -> int:
-    frozen = any(fixture.split == "test" for fixture in old)
-    provider_class = paid.spending.provider_class
-    provider = provider_class(paid.settings, catalog, "")
-    paraphraser = provider_class(paid.settings, Catalog(tools=[]), "")  # held out: no catalog at all
-    # Before the first answer, each request reserves as much input as the largest prompt of step 1.
-    largest = max((ask.system + ask.user for ask in asks), key=len)
-    budget = Budget(
-        paid.spending.budget_usd,
-        paid.spending.price,
-        paid.settings.max_tokens,
-        prefix=largest.encode("utf-8"),
-    )
-    caller = Caller(
-        provider,
-        budget,
-        RetryPolicy(max_attempts=config.run.max_attempts, max_wait=config.run.max_wait),
+    request = SynthRequest(
+        config=read_config(config_path),
+        out=out,
+        settings=settings,
+        snapshot=snapshot,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        budget_usd=budget_usd,
         concurrency=concurrency,
+        dry=dry,
+        environ=os.environ,
     )
-    click.echo(
-        f"mcp-evals synth: {paid.spending.name}/{paid.settings.model} · {len(catalog.tools)} tools · "
-        f"persona {settings.persona!r} · {settings.language}",
-        err=True,
-    )
-
-    async def both_steps() -> Synthesis:
-        try:
-            return await synthesize(caller, paraphraser, catalog, settings, config.exclude_tools)
-        finally:
-            await provider.aclose()
-            await paraphraser.aclose()
-
-    synthesis = anyio.run(both_steps)
-    assembly = assemble(
-        synthesis.candidates,
-        catalog,
-        existing=[*old, *others],
-        test_share=settings.test_share,
-        frozen=frozen,
-        exclude_tools=config.exclude_tools,
-    )
-    header = (
-        f"Written by `mcp-evals synth` ({paid.spending.name}/{paid.settings.model}) on "
-        f"{datetime.date.today().isoformat()}: persona {settings.persona!r}, {settings.language}.\n"
-        "Queries were paraphrased by a call that never saw a tool name, description or schema.\n"
-        "The test split is frozen: later `mcp-evals synth` runs append to dev and never rewrite it."
-    )
-    dropped = [*synthesis.dropped, *assembly.dropped]
-    for item in dropped:
-        click.echo(f"dropped: {item.what}: {item.reason}", err=True)
-    reasons = ", ".join(f"{kind} {count}" for kind, count in sorted(caller.dropouts.items()))
-    incomplete = bool(caller.dropouts) or caller.fatal is not None
-    cost = f" · cost ${budget.spent_usd:.4f}" if paid.spending.price is not None else ""
-    found = (
-        f"mcp-evals synth: {plural(synthesis.asks, 'intent request')} → "
-        f"{plural(synthesis.intents, 'intent')}; "
-        f"{plural(len(dropped), 'candidate')} dropped, {len(assembly.flagged)} flagged (F002); "
-    )
-    if assembly.fixtures:
-        write_fixtures(out, assembly.fixtures, old, header)
-        splits = {name: sum(1 for f in assembly.fixtures if f.split == name) for name in ("dev", "test")}
-        frozen_note = " (the test split is frozen: new fixtures joined dev)" if frozen else ""
-        click.echo(
-            f"{found}{plural(len(assembly.fixtures), 'fixture')} written to {out} ({splits['dev']} dev, "
-            f"{splits['test']} test){frozen_note} · {plural(caller.requests, 'request')}{cost}"
-        )
-    else:
-        # Never an empty `fixtures: []` under a header saying queries were paraphrased; never a rewrite.
-        click.echo(f"{found}no fixture written · {plural(caller.requests, 'request')}{cost}")
-        if synthesis.intents:
-            why = f"every candidate was dropped ({len(dropped)}, each listed above)"
-        elif incomplete:
-            why = f"no request got a usable answer ({reasons or 'none was sent'})"
-        else:
-            why = "the model's answers held no intent that fits the requests"
-        click.echo(f"mcp-evals synth: no fixture to write, so nothing was written to {out}: {why}", err=True)
-    if incomplete:
-        click.echo(f"mcp-evals synth: incomplete: requests without a usable answer: {reasons}", err=True)
-        if caller.fatal is not None:
-            click.echo(f"  stopped by a fatal error: {caller.fatal.message}", err=True)
-        return EXIT_PRELIMINARY
-    return EXIT_OK
+    plan = plan_synth(request)
+    if isinstance(plan, MissingKey):
+        click.echo(plan.message("synth", usage=" --out …"), err=True)
+        return EXIT_OK
+    if dry:
+        click.echo("\n".join(estimate_synth(plan)))
+        return EXIT_OK
+    return execute_synth(plan, say=lambda line: click.echo(line, err=True), show=click.echo).exit_code

@@ -13,11 +13,10 @@ from pathlib import Path
 
 import click
 
+from mcp_evals.api.session import SESSION_PROVIDERS
 from mcp_evals.cli.options import config_option, read_config, snapshot_option
-from mcp_evals.config.model import Config, RunOptions
+from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY
-
-SESSION_PROVIDERS = ("anthropic", "openai")
 
 
 def _config(ctx: click.Context, config_path: Path) -> Config | None:
@@ -105,130 +104,38 @@ def session(
         return EXIT_OK
     if tasks_path is None:
         raise click.UsageError("Missing option '--tasks' (the task-set file).", ctx=ctx)
-    from mcp_evals.providers.base import ProviderSettings
-    from mcp_evals.run.spending import decide
-    from mcp_evals.session.load import arm_catalog, load_task_set, server_of
-    from mcp_evals.session.prepare import choose_arms, choose_levels, choose_tasks, prepare, refuse_invalid
+    from mcp_evals.api.session import SessionRequest, estimate_session, execute_session, plan_session
+    from mcp_evals.run.spending import MissingKey
 
-    environ = os.environ
-    config = _config(ctx, config_path)
-    options = config.run if config is not None else RunOptions()
-    if config is not None:
-        config.check_variables()
-    # The task set and the options first: bad input is exit 3 whether or not a key is set.
-    task_set = load_task_set(tasks_path)
-    server_of(task_set, config, tasks_path)
-    arms = choose_arms(arm)
-    levels = choose_levels(task_set, fault)
-    tasks = choose_tasks(task_set, limit)
-    spending = decide(
-        "session",
-        environ,
-        options,
+    request = SessionRequest(
+        tasks=tasks_path,
+        config=_config(ctx, config_path),
+        arm=arm,
+        fault=fault,
+        runs=runs,
+        limit=limit,
         provider=provider,
         model=model,
-        base_url=base_url,
+        judge_model=judge_model,
         budget_usd=budget_usd,
         dry=dry,
-        providers=SESSION_PROVIDERS,
-        needs_model="Sessions need a model that calls tools",
-        cap="required",
-        budget_in_config=False,
-        usage=" --tasks …",
-    )
-    if spending.missing_key is not None:
-        _say(spending.missing_key.message("session", usage=" --tasks …"))
-        return EXIT_OK
-    budget, price, model_name = spending.budget_usd, spending.price, spending.model
-
-    prepared = prepare(tasks_path, config, task_set)
-    for problem in refuse_invalid(prepared):
-        _say(str(problem))
-    judge_name = judge_model or task_set.judge.model
-    if judge_name and not dry:
-        spending.price_of(judge_name, options)
-
-    def settings(model_id: str, max_tokens: int) -> ProviderSettings:
-        return spending.settings(options, model=model_id, max_tokens=max_tokens)
-
-    provider_class = spending.provider_class
-    providers = {
-        name: provider_class(
-            settings(model_name, options.max_tokens),
-            arm_catalog(prepared.catalog, task_set, name),
-            task_set.system_prompt_of(name),
-        )
-        for name in arms
-    }
-    from mcp_evals.session.live import LiveSettings, Plan, run_dry, run_live
-
-    plan = Plan(arms=arms, levels=levels, tasks=tasks, runs=runs)
-    if dry:
-        run_dry(
-            prepared,
-            providers,
-            plan,
-            price=price,
-            budget_usd=budget,
-            count_tokens=count_tokens,
-            max_tokens=options.max_tokens,
-            emit=click.echo,
-            say=_say,
-        )
-        return EXIT_OK
-
-    from mcp_evals.catalog.model import Catalog
-    from mcp_evals.contract.runner import git_sha
-    from mcp_evals.run.retry import RetryPolicy
-    from mcp_evals.session.judge import JUDGE_SYSTEM
-    from mcp_evals.session.prepare import today
-    from mcp_evals.session.records_file import DEFAULT_RESULTS_DIR
-    from mcp_evals.session.report import render_session_markdown
-
-    judge = (
-        provider_class(settings(judge_name, task_set.judge.max_tokens), Catalog(tools=[]), JUDGE_SYSTEM)
-        if judge_name
-        else None
-    )
-    sha = git_sha(tasks_path.resolve().parent) or "unknown"
-    live = LiveSettings(
-        date=today(),
-        git_sha=sha,
-        results_dir=results_dir or Path(DEFAULT_RESULTS_DIR),
-        budget_usd=budget,
-        price=price,
-        max_tokens=options.max_tokens,
-        temperature=options.temperature,
-        retry=RetryPolicy(max_attempts=options.max_attempts, max_wait=options.max_wait),
-        request_deadline=options.timeout * 3,
         count_tokens=count_tokens,
-        notes=[],
+        results=results_dir,
+        base_url=base_url,
+        environ=os.environ,
+        say=_say,
     )
-    _say(
-        f"mcp-evals session: {plan.sessions} sessions ({len(tasks)} tasks × {len(arms)} arms × "
-        f"{len(levels)} fault levels × {runs} run(s)) · {spending.name}/{model_name} · "
-        + (f"budget ${budget:g}" if budget is not None else "no budget")
-    )
-    try:
-        path, outcome = run_live(prepared, providers, judge, plan, live, _say)
-    except KeyboardInterrupt:
-        _say(
-            "mcp-evals session: interrupted; finished sessions are kept in the records folder: run the "
-            "same command again (same day, same commit) to run only the rest"
-        )
-        raise
-    if outcome.fatal is not None:
-        _say(f"mcp-evals session: stopped by a fatal error: {outcome.fatal.message}")
-    if outcome.budget_stopped:
-        _say(f"mcp-evals session: the budget (${budget:g}) stopped the run; spent ${outcome.spent_usd:.4f}")
-    from mcp_evals.session.aggregate import summarize
-    from mcp_evals.session.records_file import read_records
-
-    records = read_records(path)
-    summary = summarize(records.headers, records.sessions)
-    _emit(render_session_markdown(summary), None)
-    _say(f"records: {path}")
-    return EXIT_PRELIMINARY if summary.preliminary else EXIT_OK
+    plan = plan_session(request)
+    if isinstance(plan, MissingKey):
+        _say(plan.message("session", usage=" --tasks …"))
+        return EXIT_OK
+    if dry:
+        estimate_session(plan, emit=click.echo, say=_say)
+        return EXIT_OK
+    outcome = execute_session(plan, say=_say)
+    _emit(outcome.markdown, None)
+    _say(f"records: {outcome.records}")
+    return outcome.exit_code
 
 
 @session.command("validate")

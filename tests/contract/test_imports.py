@@ -1,4 +1,5 @@
-"""contract/ imports only its layer: config, catalog, servers, fixtures, providers, report.escape, output."""
+"""contract/ imports only its layer: config, catalog, servers, fixtures, providers, report.escape, output,
+and the one spending policy and budget of run/ (the judge spends as every paid command does)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ ALLOWED = (
     "mcp_evals.providers",
     "mcp_evals.report.escape",
     "mcp_evals.output",
+    "mcp_evals.run.spending",
+    "mcp_evals.run.budget",
     "mcp_evals.errors",
     "mcp_evals.strict",
     "mcp_evals.wording",

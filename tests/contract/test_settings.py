@@ -132,7 +132,8 @@ def test_the_judge_endpoint_and_what_the_reports_say_about_it(project: Project) 
     try:
         options = JudgeOptions(base_url=f"{local.base_url}/v1", budget_usd=0.5)
         judge = Judge(options, {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})  # the config's URL wins
-        assert judge.key is None and judge.keyless_endpoint and judge.unavailable() is None
+        spending = judge.spending
+        assert spending.choice.key is None and not spending.billable and judge.unavailable() is None
         project.case(
             "judged",
             [
@@ -152,10 +153,10 @@ def test_the_judge_endpoint_and_what_the_reports_say_about_it(project: Project) 
     assert re.search(r"^judge: 1 requests, \$0\.\d{4} of \$0\.5$", render_console(run), re.M)
     assert "Judge: 1 requests" in render_html(run)
     assert (
-        Judge(JudgeOptions(), {"OPENAI_BASE_URL": "http://localhost:11434/v1"}).base_url
+        Judge(JudgeOptions(), {"OPENAI_BASE_URL": "http://localhost:11434/v1"}).spending.endpoint
         == "http://localhost:11434/v1"
     )
-    assert Judge(JudgeOptions(), {}).base_url is None  # OpenAI's own
+    assert Judge(JudgeOptions(), {}).spending.endpoint is None  # OpenAI's own
 
 
 def test_the_markdown_section_is_a_pure_function_of_the_run(project: Project) -> None:

@@ -48,3 +48,23 @@ def test_every_relative_link_resolves(document: str) -> None:
         if not file.exists() or missing_anchor:
             broken.append(target)
     assert broken == []
+
+
+@pytest.mark.parametrize("script", ["bench/validate.py"])
+def test_a_benchmark_has_its_figures_in_one_place(script: str) -> None:
+    """The README's Performance table holds a benchmark's figures; a page that describes the
+    benchmark links there and quotes none of its own (two measurements of one thing disagreed)."""
+    table = README.split("## Performance", 1)[1].split("\n## ", 1)[0]
+    [row] = [line for line in table.splitlines() if f"`python {script}`" in line]
+    assert re.search(r"\d s wall", row), row
+    for page in sorted((REPO / "docs").glob("**/*.md")):
+        text = page.read_text("utf-8")
+        for section in re.split(r"\n(?=#+ )", text):
+            if script not in section:
+                continue
+            name = page.relative_to(REPO)
+            assert "README.md#performance" in section, (
+                f"{name} describes {script} without linking the figures"
+            )
+            figures = re.findall(r"\d+(?:\.\d+)? s (?:wall|median|best)|peak RSS \d+|\d+ MB peak", section)
+            assert figures == [], f"{name} quotes figures of {script} of its own: {figures}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -18,3 +19,10 @@ def shorten(text: str, limit: int) -> str:
 def short_repr(value: Any, limit: int = 60) -> str:
     """A value as Python shows it, shortened: how validation messages quote a fixture's value."""
     return shorten(repr(value), limit)
+
+
+def alternatives(words: Sequence[str], conjunction: str = "or") -> str:
+    """``["A", "B", "C"]`` → ``"A, B or C"``: a list of choices in a sentence."""
+    if len(words) < 2:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} {conjunction} {words[-1]}"

@@ -12,7 +12,7 @@ import yaml
 from conftest import HELPDESK, RunCli
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.fixtures.scaffold import propose_areas, stubs_text, subject
-from support.catalog_helpers import PYTHON, free_port, serve_http
+from support.catalog_helpers import PYTHON, free_port, node_server, serve_http
 from support.records import catalog, tool
 
 
@@ -124,17 +124,96 @@ def test_init_on_a_reference_server_and_bad_usage(run_cli: RunCli, tmp_path: Pat
 
 
 def test_areas_come_from_the_word_a_tool_name_is_about() -> None:
-    assert [
-        subject(name) for name in ("get_ticket", "search_tickets", "tickets.search", "readGraph", "run")
-    ] == [
-        "ticket",
-        "ticket",
-        "ticket",
-        "graph",
-        None,
-    ]
-    cat: Catalog = catalog(tool("get_ticket", "x"), tool("list_tickets", "x"), tool("issue_refund", "x"))
-    assert propose_areas(cat, "desk") == {"ticket": ["get_ticket", "list_tickets"], "desk": ["issue_refund"]}
+    names = {
+        "get_ticket": "ticket",
+        "search_tickets": "ticket",
+        "tickets.search": "ticket",
+        "list_open_tickets": "ticket",
+        "get_archived_tickets": "ticket",
+        "readGraph": "graph",
+        "issue_refund": "refund",  # a leading verb that can be a noun, before a noun
+        "issue_read": "issue",  # ... and before a verb
+        "get_record": "record",  # the last word is what a name is about, whatever it is
+        "copy_file": "file",
+        "get_block_children": "block",  # after a verb, a verb-or-noun is the noun
+        "toggle-subscriber-updates": "subscriber",
+        "trigger-sampling-request": "sampling",
+        "gzip-file-as-resource": "file",
+        "convert_to_pdf": "pdf",
+        "get_feed": "feed",
+        "weather": "weather",
+        "run": None,
+        "echo": None,
+    }
+    assert {name: subject(name) for name in names} == names
+    tickets = (tool("get_ticket", "x"), tool("list_tickets", "x"))
+    cat: Catalog = catalog(*tickets, tool("issue_refund", "x"), tool("list_agents", "x"))
+    assert propose_areas(cat, "desk") == {
+        "ticket": ["get_ticket", "list_tickets"],
+        "desk": ["issue_refund", "list_agents"],
+    }
+    # one tool left over names its own area: an area named after the server would suggest a pool
+    alone: Catalog = catalog(*tickets, tool("issue_refund", "x"))
+    assert propose_areas(alone, "desk") == {
+        "ticket": ["get_ticket", "list_tickets"],
+        "refund": ["issue_refund"],
+    }
+    verbs_only: Catalog = catalog(*tickets, tool("echo", "x"))
+    assert propose_areas(verbs_only, "desk") == {"ticket": ["get_ticket", "list_tickets"], "desk": ["echo"]}
+
+
+@pytest.mark.parametrize(
+    ("package_bin", "args", "name", "areas"),
+    [
+        (
+            "mcp-server-memory",
+            [],
+            "memory-server",
+            {
+                "entity": ["create_entities", "delete_entities"],
+                "node": ["open_nodes", "search_nodes"],
+                "observation": ["add_observations", "delete_observations"],
+                "relation": ["create_relations", "delete_relations"],
+                "graph": ["read_graph"],
+            },
+        ),
+        (
+            "mcp-server-everything",
+            ["stdio"],
+            "everything",  # the server calls itself "mcp-servers/everything"
+            {
+                "resource": ["get-resource-links", "get-resource-reference"],
+                "everything": [
+                    "echo",
+                    "get-annotated-message",
+                    "get-env",
+                    "get-roots-list",
+                    "get-structured-content",
+                    "get-sum",
+                    "get-tiny-image",
+                    "gzip-file-as-resource",
+                    "simulate-research-query",
+                    "toggle-simulated-logging",
+                    "toggle-subscriber-updates",
+                    "trigger-elicitation-request",
+                    "trigger-long-running-operation",
+                    "trigger-sampling-request",
+                    "trigger-url-elicitation",
+                ],
+            },
+        ),
+    ],
+)
+def test_init_areas_on_reference_servers(
+    run_cli: RunCli, tmp_path: Path, package_bin: str, args: list[str], name: str, areas: dict[str, list[str]]
+) -> None:
+    """No area is named after a verb ("toggle", "trigger") and none after the server for one tool."""
+    done = run_cli("init", "--command", node_server(package_bin), *args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    config = yaml.safe_load((tmp_path / "mcp-evals.yaml").read_text())
+    assert config["servers"][0]["name"] == name
+    assert config["areas"] == areas
+    assert sorted(path.stem for path in (tmp_path / "evals").glob("*.yaml")) == sorted(areas)
 
 
 def test_a_stub_keeps_server_text_on_one_comment_line() -> None:

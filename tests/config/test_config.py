@@ -59,7 +59,9 @@ def test_config_lines_are_kept_for_messages(tmp_path: Path) -> None:
 def test_a_missing_config_says_how_to_make_one(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="config file not found") as error:
         load_config(tmp_path / "mcp-evals.yaml")
-    assert "--config" in (error.value.hint or "")
+    hint = error.value.hint or ""
+    # what a pipx install has: the init command, not a file of this repository's examples
+    assert "--config" in hint and "mcp-evals init --command CMD" in hint and "examples/" not in hint
 
 
 def test_an_unknown_key_names_file_line_and_key(tmp_path: Path) -> None:

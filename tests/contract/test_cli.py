@@ -13,7 +13,7 @@ import yaml
 
 from support.validate_helpers import run_main
 
-from .conftest import Project, case_of, contract_server, helpdesk
+from .conftest import Project, case_of, contract_server, helpdesk, step_of
 
 
 def contract(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Any:
@@ -337,3 +337,56 @@ def test_runs_record_the_commit(tmp_path: Path) -> None:
     assert re.fullmatch(r"[0-9a-f]{40}", git_sha(REPO_ROOT) or "")
     assert git_sha(tmp_path, {"GITHUB_SHA": "abc123"}) == "abc123"  # no repository: the CI's variable
     assert git_sha(tmp_path, {}) is None
+
+
+def test_a_scaffolded_case_says_what_to_fill_in(project: Project, capsys: pytest.CaptureFixture[str]) -> None:
+    """`serve`'s scaffold_fixture gives every required parameter a placeholder: validate lists each as
+    not written yet (and nothing else), a run fails the step without calling the tool, and once the
+    values are written the case validates and runs."""
+    import anyio
+
+    from mcp_evals.serve.harness import Harness, HarnessError
+
+    config = project.config([{"name": "helpdesk", **helpdesk(cwd=str(project.root))}])
+    harness = Harness(project.setup(), config_path=config)
+    written = anyio.run(harness.scaffold_fixture, "assign", ["get_ticket", "assign_ticket"])
+    assert "3 required parameters to give in place of a placeholder" in written.message
+    path = Path(written.path)
+    text = path.read_text()
+    assert yaml.safe_load(text)["steps"][1]["input"] == {
+        "ticket_id": "<fill in: string>",
+        "agent_id": "<fill in: string>",
+    }
+    outcome = contract(capsys, "validate", "--config", config)
+    assert outcome.code == 1
+    lines = text.splitlines()
+    shown = "evals/contract/assign.yaml" if Path.cwd() == project.root else str(path)
+    expected = [
+        f"{shown}:{number} (steps[{step}].input.{name}): "
+        "not written yet: give a value (string) in place of the placeholder"
+        for step, name, number in [
+            (0, "ticket_id", lines.index('      ticket_id: "<fill in: string>"') + 1),
+            (1, "ticket_id", len(lines) - lines[::-1].index('      ticket_id: "<fill in: string>"')),
+            (1, "agent_id", lines.index('      agent_id: "<fill in: string>"') + 1),
+        ]
+    ]
+    assert outcome.out.splitlines() == [*expected, "FAILED: 1 case: 1 checked against a catalog; 3 problems"]
+
+    ran = project.run(["assign"])
+    first = step_of(ran, "assign", "step1")
+    assert first.status == "failed" and first.output == "" and first.latency_ms is None  # never called
+    assert (
+        first.error == "input.ticket_id: not written yet: give a value (string) in place of the placeholder"
+    )
+
+    path.write_text(
+        text.replace('"<fill in: string>"', '"T-1041"', 2).replace('"<fill in: string>"', '"A-2"')
+    )
+    assert contract(capsys, "validate", "--config", config).code == 0
+    assert step_of(project.run(["assign"]), "assign", "step1").status == "passed"
+
+    with pytest.raises(
+        HarnessError, match=r"the server lists no tool 'get_tickets'; its tools: add_ticket_comment"
+    ):
+        anyio.run(harness.scaffold_fixture, "other", ["get_tickets"])
+    assert not (project.cases_dir / "other.yaml").exists()

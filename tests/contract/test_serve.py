@@ -183,6 +183,7 @@ def test_every_tool_over_stdio(
     assert (
         not error and 'tool: "search_tickets"' in text and "# structured_matches_output_schema: true" in text
     )
+    assert '      ticket_id: "<fill in: string>"' in text and '      query: "<fill in: string>"' in text
     assert seen["scaffold_traversal"][0]
 
     assert seen["regression"][1]["comparison"]["run_id"] == seen["run_created"][1]["run_id"]  # the latest

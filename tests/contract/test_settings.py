@@ -7,6 +7,7 @@ import re
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from mcp_evals.config.model import ContractOptions, JudgeOptions
@@ -178,7 +179,7 @@ def test_serve_never_overwrites_and_spends_on_the_judge_only_when_told(project: 
     assert harness.judge_options.budget_usd is None  # the config's budget is not the client's to spend
     assert Harness(project.setup(), judge_budget_usd=0.25).judge_options.budget_usd == 0.25
     with pytest.raises(HarnessError, match=r"exists\.yaml already exists"):
-        harness.scaffold_fixture("exists", ["t"])
+        anyio.run(harness.scaffold_fixture, "exists", ["t"])
     with pytest.raises(HarnessError, match=r"exists\.yaml already exists"):
         harness.create_test_case("Exists", None, [{"id": "a", "tool": "t"}])
     assert (project.cases_dir / "exists.yaml").read_text().startswith("name: exists")
@@ -198,7 +199,7 @@ def test_serve_writes_no_case_it_would_refuse_to_run(
     with pytest.raises(HarnessError, match=r"step 'b' comes later"):
         harness.create_test_case("later", None, later)
     with pytest.raises(HarnessError, match=r"the config has 2 servers"):  # no `server:`: run_suite refuses it
-        harness.scaffold_fixture("no server", ["t"])
+        anyio.run(harness.scaffold_fixture, "no server", ["t"])
     assert sorted(path.name for path in project.cases_dir.iterdir()) == before  # not even a temporary file
     assert run_main(capsys, "contract", "--config", project.config_path, "--no-history").code == 0
     created = harness.create_test_case("one step", None, [{"id": "a", "tool": "t"}])

@@ -61,7 +61,7 @@ def test_inputs_arrive_with_hyphens_kept() -> None:
     assert inputs.mode == "eval"
     assert inputs.working_directory == "examples/helpdesk"
     assert inputs.budget_usd == 2.5
-    assert inputs.anthropic_api_key == "sk-ant-secret"
+    assert inputs.api_keys() == {"ANTHROPIC_API_KEY": "sk-ant-secret"}
     assert inputs.pr_number == 12
     assert inputs.comment is False
     assert inputs.fail_on == ("remediate", "gray_zone")

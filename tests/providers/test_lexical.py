@@ -94,6 +94,11 @@ def test_strictness_is_the_knob() -> None:
     strict = LexicalProvider(ProviderSettings(model="bm25", lexical_strictness=20.0), two, "")
     assert ask(lenient, "current time please") == ["get_current_time"]
     assert ask(strict, "current time please") == []
+    # why it called nothing: the evidence against the bar, with the best matches; no list of zeros
+    weak = anyio.run(strict.answer, Job(Fixture(id="q", query="current time please")), None).text
+    assert weak.startswith("lexical baseline: the best match has ") and "(best get_current_time " in weak
+    none = anyio.run(strict.answer, Job(Fixture(id="q", query="book a table")), None).text
+    assert none == "lexical baseline: no word of the query is in the catalog, so no tool is called"
 
 
 def test_words_come_from_nested_parameters_and_plurals_meet_singulars() -> None:
@@ -131,3 +136,39 @@ def test_the_examples_readmes_give_the_lexical_baselines_numbers(
     assert (top1.hits, top1.total) == (hits, total)
     readme = (folder / "README.md").read_text("utf-8")
     assert f"the lexical baseline, top-1 {100 * hits / total:.1f} % ({hits}/{total}), not gated" in readme
+
+
+def test_every_report_of_a_lexical_run_gives_its_reason_and_no_top_k(
+    cli: Cli, tmp_path: Path, clean_env: pytest.MonkeyPatch
+) -> None:
+    """The lexical baseline makes one call per answer, so no report shows a top-k (it would repeat
+    top-1); why it called nothing is in every report that lists failing fixtures, the terminal too."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    from mcp_evals.report import render_html, render_json, render_junit, render_markdown, render_terminal
+
+    scorecard = lexical_run(cli, tmp_path, "memory")
+    assert scorecard.metrics.top_k is None and scorecard.metrics.k == 3
+    missed = next(f for f in scorecard.failing if f.representative and not f.representative.calls)
+    reason = missed.representative.text if missed.representative else ""
+    assert reason.startswith("lexical baseline: ") and "so no tool is called" in reason
+
+    terminal = render_terminal(scorecard, width=200)
+    lines = terminal.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith(f"  {missed.id} "))
+    assert "→ (no call)" in lines[row]
+    column = lines[row].index(missed.expected_tools[0])  # under "expected → chosen"
+    below = [line for line in lines[row + 1 : row + 4] if line[:column].isspace() and line[column:].strip()]
+    assert below and below[0][column:].startswith("refusal: lexical baseline: ")
+    assert " ".join(line.strip() for line in below).split() == f"refusal: {reason}".split()  # all of it
+    markdown = render_markdown(scorecard)
+    html = render_html(scorecard)
+    assert "(no call) refusal: lexical baseline: " in markdown and "lexical baseline: " in html
+    for text in (terminal, markdown, html):
+        assert "top-1" in text.lower() and "top-3" not in text.lower()
+    assert json.loads(render_json(scorecard))["scorecard"]["metrics"]["top_k"] is None
+    properties = {p.get("name") for p in ET.fromstring(render_junit(scorecard)).iter("property")}
+    assert "top1" in properties and not any(
+        "top_k" in str(name) or "top3" in str(name) for name in properties
+    )

@@ -22,10 +22,12 @@ from mcp_evals.catalog.model import ServerInfo, build_catalog
 from mcp_evals.catalog.snapshot import write_snapshot
 from mcp_evals.cli import cli
 from mcp_evals.github.event import Event
-from mcp_evals.github.inputs import read_inputs
+from mcp_evals.github.inputs import key_input, read_inputs
+from mcp_evals.provider_registry import BUILTIN, PROVIDERS, ProviderEntry
 from mcp_evals.providers.pricing import provider_of
-from mcp_evals.providers.registry import KEY_VARIABLES, PAID_PROVIDERS, PROVIDERS, choose_provider
+from mcp_evals.providers.registry import choose_provider
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
 LABELS = {
     "Anthropic Messages API": "anthropic",
     "OpenAI-compatible Chat Completions": "openai",
@@ -66,7 +68,7 @@ def write_config(root: Path, configured: str | None, model: str | None) -> Path:
 
 
 def cli_choice(config: Path, keys: dict[str, str]) -> str:
-    environ = {variable: "" for variable in KEY_VARIABLES} | keys
+    environ = {variable: "" for variable in PROVIDERS.key_variables()} | keys
     result = CliRunner().invoke(cli, ["run", "--config", str(config), "--dry"], env=environ)
     assert result.exit_code == 0, result.output
     match = re.search(r"nothing billable is sent \((.+)\)\n", result.output)
@@ -98,7 +100,7 @@ def test_cli_and_action_choose_the_same_provider(
     from_action = action_choice(config, KEYS[keys])
     if from_action is None:  # the Action skips a paid eval it has no key for, never downgrades
         key_missing = PROVIDERS[from_cli].key_env_var not in KEYS[keys]
-        assert (from_cli == "lexical" and keys == "none") or (from_cli in PAID_PROVIDERS and key_missing)
+        assert (from_cli == "lexical" and keys == "none") or (PROVIDERS[from_cli].paid and key_missing)
     else:
         assert from_action == from_cli
     # --dry needs no key: a model named without its key is estimated on its own provider, never on
@@ -120,7 +122,35 @@ def test_with_both_keys_the_model_decides() -> None:
 
 def test_registry_lists_each_provider_once_with_its_key_variable() -> None:
     assert list(PROVIDERS) == ["anthropic", "openai", "lexical", "replay"]
-    assert KEY_VARIABLES == ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
-    for entry in PROVIDERS.values():
+    assert PROVIDERS.key_variables() == ("ANTHROPIC_API_KEY", "OPENAI_API_KEY")
+    for entry in PROVIDERS.entries():
         assert entry.load().name == entry.name
-    assert json.dumps(PAID_PROVIDERS) == '["anthropic", "openai"]'
+    assert json.dumps(PROVIDERS.names(lambda entry: entry.paid)) == '["anthropic", "openai"]'
+
+
+@pytest.mark.parametrize("entry", BUILTIN, ids=lambda entry: entry.name)
+def test_each_entry_says_what_its_class_can_do(entry: ProviderEntry) -> None:
+    """The registry's capabilities are read before any provider is imported: they must be the class's."""
+    provider_class = entry.load()
+    assert provider_class.name == entry.name
+    assert entry.paid == provider_class.uses_network
+    assert entry.sessions == provider_class.supports_turns
+    assert entry.conversation == provider_class.supports_conversation
+    assert entry.batch == provider_class.supports_batch
+    assert entry.tool_search == provider_class.supports_tool_search
+
+
+def test_the_action_and_the_docs_list_the_built_in_providers() -> None:
+    names = [entry.name for entry in BUILTIN]
+    inputs = yaml.safe_load((REPO_ROOT / "action.yml").read_text("utf-8"))["inputs"]
+    assert inputs["provider"]["description"].startswith(" | ".join(names) + ". ")
+    for entry in BUILTIN:
+        if entry.paid:
+            assert f"secrets.{entry.key_env_var} }}}}" in inputs[key_input(entry)]["description"]
+            assert f"{entry.default_model} ({entry.name})" in inputs["model"]["description"]
+    action_md = (REPO_ROOT / "docs" / "action.md").read_text("utf-8")
+    assert " \\| ".join(f"`{name}`" for name in names) in action_md
+    runnable = ", ".join(f"`{entry.name}`" for entry in BUILTIN if not entry.replays)
+    assert f"| `run_selection_eval` | `provider` ({runnable})" in (
+        REPO_ROOT / "docs" / "contract.md"
+    ).read_text("utf-8")

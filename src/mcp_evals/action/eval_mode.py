@@ -20,8 +20,9 @@ from mcp_evals.config.load import load_config
 from mcp_evals.config.model import RunOptions
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, McpEvalsError
 from mcp_evals.github import scrubbed_environment
+from mcp_evals.github.inputs import key_input
 from mcp_evals.github.workflow_commands import workflow_command
-from mcp_evals.providers.registry import PROVIDERS
+from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.run.spending import MissingKey, choose
 
 
@@ -46,12 +47,12 @@ def skip_reason(missing: MissingKey, what: str, *, lexical: bool = False) -> str
     """The notice for a missing key, in the inputs' words (`anthropic-api-key`, not the variable);
     ``what``: what was skipped, as a clause ("the paid sessions were skipped")."""
     forks = "(pull requests from forks get no secrets; a missing repository secret looks the same)."
-    if missing.kind == "provider":
-        return f"the `{missing.provider}-api-key` input is empty, so {what} {forks}"
+    if missing.kind == "provider" and missing.provider is not None:
+        return f"the `{key_input(PROVIDERS[missing.provider])}` input is empty, so {what} {forks}"
     if missing.kind == "model" and missing.provider is not None:
         return (
-            f"the model `{missing.model}` needs the `{missing.provider}-api-key` input, which is empty, "
-            f"so {what} {forks}"
+            f"the model `{missing.model}` needs the `{key_input(PROVIDERS[missing.provider])}` input, "
+            f"which is empty, so {what} {forks}"
         )
     if missing.kind == "model":
         return (

@@ -14,11 +14,15 @@ from mcp_evals.action.eval_mode import decision_environment, read_run_options, s
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_PRELIMINARY, McpEvalsError
 from mcp_evals.github import scrubbed_environment
 from mcp_evals.github.workflow_commands import workflow_command
-from mcp_evals.providers.registry import PROVIDERS
+from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.run.spending import choose
+from mcp_evals.wording import alternatives
 
 SESSION_EVENTS = ("workflow_dispatch", "schedule")
-SESSION_PROVIDERS = ("anthropic", "openai")
+
+
+def holds_sessions(entry: ProviderEntry) -> bool:
+    return entry.sessions
 
 
 def session_provider(step: Step) -> tuple[str | None, str | None]:
@@ -30,7 +34,8 @@ def session_provider(step: Step) -> tuple[str | None, str | None]:
         read_run_options(step),
         provider=inputs.provider,
         model=inputs.model,
-        providers=SESSION_PROVIDERS,
+        where=holds_sessions,
+        configured_where=holds_sessions,
         needs_model="Sessions need a model that calls tools",
     )
     if spending.missing_key is not None:
@@ -69,10 +74,11 @@ def run_session_mode(step: Step) -> ModeResult:
         return _refused(
             "mode `session` needs the `tasks` input: the task-set file, relative to `working-directory`."
         )
-    if inputs.provider is not None and inputs.provider not in SESSION_PROVIDERS:
+    session_providers = PROVIDERS.names(holds_sessions)
+    if inputs.provider is not None and inputs.provider not in session_providers:
+        named = alternatives([f"`{name}`" for name in session_providers])
         return _refused(
-            f"mode `session` needs a model that calls tools: `provider: anthropic` or `openai`, "
-            f"not `{inputs.provider}`."
+            f"mode `session` needs a model that calls tools: `provider:` {named}, not `{inputs.provider}`."
         )
     try:
         provider, skip = session_provider(step)

@@ -37,6 +37,7 @@ from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, validate_fixtures
 from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
+from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.providers.base import Provider, ProviderSettings, ToolSearch
 from mcp_evals.providers.pricing import Price
 from mcp_evals.record.read import read_results
@@ -47,6 +48,7 @@ from mcp_evals.run.results_file import ResultsWriter
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.run.runner import RunSettings, summarize_dropouts
 from mcp_evals.run.spending import MissingKey, Spending, decide
+from mcp_evals.wording import alternatives
 
 DEFAULT_OUT = "mcp-evals-compare"
 ARM_KINDS = ("full", "deferred", "grouped")
@@ -54,6 +56,16 @@ COMPARISON_JSON = "comparison.json"
 COMPARISON_MD = "comparison.md"
 
 Say = Callable[[str], None]
+
+
+def answers_anew(entry: ProviderEntry) -> bool:
+    """A provider that answers new questions (a replay only re-scores an earlier run)."""
+    return not entry.replays
+
+
+def converses(entry: ProviderEntry) -> bool:
+    """A provider the deferred and grouped arms can use: several requests for one fixture."""
+    return entry.conversation
 
 
 def _quiet(text: str) -> None:
@@ -212,10 +224,11 @@ def build_arms(
             FullArm("B", _provider(paid, catalog_b, config), label_b),
         ]
     ordered = sorted(kinds, key=ARM_KINDS.index)  # full first: the reference every remediation is paired with
-    if paid.spending.name == "lexical" and set(ordered) - {"full"}:
+    if not paid.spending.choice.entry.conversation and set(ordered) - {"full"}:
         raise ConfigError(
-            "the deferred and grouped arms need a model, not the lexical baseline",
-            hint="set ANTHROPIC_API_KEY or OPENAI_API_KEY (or name the provider with --provider)",
+            f"the deferred and grouped arms need a model, not {paid.spending.choice.entry.in_words}",
+            hint=f"set {alternatives(PROVIDERS.key_variables(converses))} "
+            "(or name the provider with --provider)",
         )
     search = config.compare.tool_search
     arms: list[Arm] = []
@@ -332,11 +345,14 @@ def plan_compare(request: CompareRequest) -> ComparePlan | MissingKey:
         base_url=request.base_url,
         budget_usd=request.budget_usd,
         dry=request.dry,
+        where=converses if set(kinds) - {"full"} else None,
         needs_model="The deferred and grouped arms need a model" if set(kinds) - {"full"} else None,
         cap="required",
     )
-    if spending.name == "replay":
-        raise ConfigError("compare asks a model (or the lexical baseline); replay cannot answer new arms")
+    if spending.choice.entry.replays:
+        raise ConfigError(
+            f"compare asks a model (or the lexical baseline); {spending.name} cannot answer new arms"
+        )
     if spending.missing_key is not None:
         return spending.missing_key
     paid = PaidModel(spending, spending.settings(config.run, max_connections=max(4, workers + 2)))

@@ -34,9 +34,9 @@ from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, locate_in_config, validate_fixtures
 from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.output.reports import ReportFiles, configured_report_paths, write_reports
+from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.providers.base import Provider, ProviderSettings
 from mcp_evals.providers.failures import ProviderFailure
-from mcp_evals.providers.registry import PROVIDERS
 from mcp_evals.providers.replay import ReplayProvider
 from mcp_evals.providers.tokens import estimate_request_tokens
 from mcp_evals.record.model import FixtureResult, RunHeader
@@ -213,11 +213,15 @@ def plan_run(request: RunRequest) -> RunPlan | MissingKey:
 
 
 def _refuse_inconsistent(request: RunRequest, spending: Spending) -> None:
-    if request.batch and spending.name != "anthropic":
-        raise ConfigError(f"--batch needs the anthropic provider (this run uses {spending.name})")
-    if spending.name == "replay" and request.replay_from is None:
-        raise ConfigError("--provider replay needs --from EARLIER.ndjson (the results file to re-score)")
-    if request.replay_from is not None and spending.name != "replay":
+    entry = spending.choice.entry
+    if request.batch and not entry.batch:
+        batched = " or ".join(PROVIDERS.names(lambda entry: entry.batch))
+        raise ConfigError(f"--batch needs the {batched} provider (this run uses {spending.name})")
+    if entry.replays and request.replay_from is None:
+        raise ConfigError(
+            f"--provider {spending.name} needs --from EARLIER.ndjson (the results file to re-score)"
+        )
+    if request.replay_from is not None and not entry.replays:
         raise ConfigError("--from only goes with --provider replay")
 
 

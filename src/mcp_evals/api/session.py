@@ -19,6 +19,7 @@ from pathlib import Path
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config, RunOptions
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY
+from mcp_evals.provider_registry import ProviderEntry
 from mcp_evals.providers.base import Provider, ProviderSettings
 from mcp_evals.run.spending import MissingKey, Spending, decide
 from mcp_evals.session.live import LiveSettings, Plan, run_dry, run_live
@@ -33,7 +34,11 @@ from mcp_evals.session.prepare import (
     refuse_invalid,
 )
 
-SESSION_PROVIDERS = ("anthropic", "openai")
+
+def holds_sessions(entry: ProviderEntry) -> bool:
+    """A provider ``mcp-evals session`` can use: a model that calls tools over several turns."""
+    return entry.sessions
+
 
 Say = Callable[[str], None]
 
@@ -112,7 +117,8 @@ def plan_session(request: SessionRequest) -> SessionPlan | MissingKey:
         base_url=request.base_url,
         budget_usd=request.budget_usd,
         dry=request.dry,
-        providers=SESSION_PROVIDERS,
+        where=holds_sessions,
+        configured_where=holds_sessions,
         needs_model="Sessions need a model that calls tools",
         cap="required",
         budget_in_config=False,

@@ -25,6 +25,7 @@ from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, McpEvalsErr
 from mcp_evals.files import check_writable, refuse_inputs
 from mcp_evals.fixtures.load import fixture_files, load_fixture_file
 from mcp_evals.fixtures.model import Fixture
+from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.providers.base import ProviderSettings
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy
@@ -35,9 +36,14 @@ from mcp_evals.synth.generate import Caller, Synthesis, included_tools, plan_ask
 from mcp_evals.synth.model import SynthSettings
 from mcp_evals.synth.outfile import read_existing, write_fixtures
 from mcp_evals.synth.prompts import Ask
-from mcp_evals.wording import plural
+from mcp_evals.wording import alternatives, plural
 
 Say = Callable[[str], None]
+
+
+def writes_text(entry: ProviderEntry) -> bool:
+    """A provider synth can use: one that answers free text (the lexical baseline cannot)."""
+    return entry.conversation
 
 
 def _quiet(text: str) -> None:
@@ -170,12 +176,17 @@ def plan_synth(request: SynthRequest) -> SynthPlan | MissingKey:
         base_url=request.base_url,
         budget_usd=request.budget_usd,
         dry=request.dry,
-        providers=("anthropic", "openai"),
+        where=writes_text,
         needs_model="Synth needs a model to write queries (the lexical baseline cannot)",
         cap="required",
     )
     if spending.missing_key is not None:
         return spending.missing_key
+    if not spending.choice.entry.conversation:
+        raise ConfigError(
+            f"mcp-evals synth needs a model: set {alternatives(PROVIDERS.key_variables(writes_text))}, "
+            f"or name one with --provider ({spending.choice.entry.in_words} cannot write queries)"
+        )
     max_tokens = max(SYNTH_MAX_TOKENS, config.run.max_tokens)
     paid = PaidModel(
         spending, spending.settings(config.run, max_tokens=max_tokens, max_connections=max(4, workers + 2))

@@ -25,12 +25,13 @@ from mcp_evals.api.compare import (
     COMPARISON_MD,
     DEFAULT_OUT,
     CompareRequest,
+    answers_anew,
     estimate_compare,
     execute_compare,
     plan_compare,
     render_again,
 )
-from mcp_evals.cli.options import config_option, read_config
+from mcp_evals.cli.options import ProviderChoice, config_option, read_config
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY
 from mcp_evals.run.spending import MissingKey
 
@@ -48,7 +49,7 @@ from mcp_evals.run.spending import MissingKey
     help="Arm B's catalog snapshot (default: catalog A with `compare.descriptions`).",
 )
 @click.option("--arms", "arms_option", metavar="LIST", help="Deliveries to compare: full,deferred,grouped.")
-@click.option("--provider", type=click.Choice(["anthropic", "openai", "lexical"]), help="As in run.")
+@click.option("--provider", type=ProviderChoice(answers_anew), help="As in run.")
 @click.option("--model", help="Model id (env EVAL_MODEL; default as in run).")
 @click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL).")
 @click.option(

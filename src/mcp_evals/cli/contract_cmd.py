@@ -251,7 +251,7 @@ def _one_line(text: str) -> str:
 def _listings(setup: ContractSetup, cases: list[Any], catalog_path: Path | None) -> dict[str, Any]:
     """Each case's tools by name: from --catalog, a snapshot server, or the live server (read once)."""
     from mcp_evals.contract.load import target_of
-    from mcp_evals.contract.runner import session_config, snapshot_listing
+    from mcp_evals.contract.runner import server_listing
 
     by_case: dict[str, Any] = {}
     live: dict[str, Any] = {}
@@ -268,15 +268,10 @@ def _listings(setup: ContractSetup, cases: list[Any], catalog_path: Path | None)
             by_case[case.name] = saved
         elif target.server is None:
             by_case[case.name] = None
-        elif target.server.snapshot:
-            by_case[case.name] = snapshot_listing(target.server, setup.config)
         else:
             key = target.server.model_dump_json()
             if key not in live:
-                from mcp_evals.servers.client import list_server_tools
-
-                info = anyio.run(list_server_tools, target.server, session_config(setup, target.server))
-                live[key] = {str(tool.get("name")): tool for tool in info.tools}
+                live[key] = anyio.run(server_listing, target.server, setup)
             by_case[case.name] = live[key]
     return by_case
 

@@ -114,6 +114,7 @@ def init(
         config.located(config_path.resolve(), str(config_path), {})
         catalog = extract_catalog(config)
         reported = catalog.servers[0].server_name if catalog.servers else None
+        reported = reported.rsplit("/", 1)[-1] if reported else None  # "mcp-servers/everything"
         if name is None and reported and _VALID_NAME.match(reported):
             entry["name"] = reported  # what the server calls itself beats a guess from its command
         fallback = entry["name"]

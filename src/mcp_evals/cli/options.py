@@ -14,6 +14,7 @@ import click
 from mcp_evals.api.inputs import config_inputs as config_inputs
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
+from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,6 +44,23 @@ def snapshot_option(purpose: str) -> Callable[[F], F]:
         )(function)
 
     return decorate
+
+
+class ProviderChoice(click.Choice[str]):
+    """``--provider``'s values: the registry's providers that ``where`` keeps (a plugin's included),
+    read when the option is first shown or parsed, not when the command's module is imported."""
+
+    def __init__(self, where: Callable[[ProviderEntry], bool] | None = None) -> None:
+        self.where = where
+        super().__init__((), case_sensitive=True)
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return PROVIDERS.names(self.where)
+
+    @choices.setter
+    def choices(self, value: tuple[str, ...]) -> None:
+        """Ignored: the registry is the list."""
 
 
 def read_config(config_path: Path) -> Config:

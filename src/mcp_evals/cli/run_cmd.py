@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from mcp_evals.cli.options import (
+    ProviderChoice,
     colour_wanted,
     config_option,
     output_format,
@@ -22,7 +23,7 @@ from mcp_evals.cli.options import (
     terminal_width,
 )
 from mcp_evals.errors import EXIT_OK
-from mcp_evals.providers.registry import PROVIDER_NAMES, PROVIDERS
+from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.run.results_file import DEFAULT_RESULTS
 
 if TYPE_CHECKING:
@@ -57,9 +58,7 @@ def show_report(outcome: ReportFiles, report_format: str | None) -> int:
 
 @click.command()
 @config_option
-@click.option(
-    "--provider", type=click.Choice(PROVIDER_NAMES), help="Default: anthropic / openai by key, else lexical."
-)
+@click.option("--provider", type=ProviderChoice(), help="Default: anthropic / openai by key, else lexical.")
 @click.option(
     "--model",
     help=f"Model id (env EVAL_MODEL; default {PROVIDERS['anthropic'].default_model} / "

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import click
 
-from mcp_evals.api.session import SESSION_PROVIDERS
-from mcp_evals.cli.options import config_option, read_config, snapshot_option
+from mcp_evals.api.session import holds_sessions
+from mcp_evals.cli.options import ProviderChoice, config_option, read_config, snapshot_option
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY
 
@@ -55,7 +55,7 @@ def _say(text: str) -> None:
 @click.option("--fault", "fault", metavar="P,…", help="Fault levels in percent, e.g. 0,20 (default: all).")
 @click.option("--runs", type=click.IntRange(1, 100), default=1, show_default=True, help="Sessions per cell.")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")
-@click.option("--provider", type=click.Choice(SESSION_PROVIDERS), help="Default: by the key present.")
+@click.option("--provider", type=ProviderChoice(holds_sessions), help="Default: by the key present.")
 @click.option("--model", help="Model id (env EVAL_MODEL; default the provider's).")
 @click.option("--judge-model", help="The judge of (d), same provider (default: the task set's judge.model).")
 @click.option(

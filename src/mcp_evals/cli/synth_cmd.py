@@ -13,8 +13,8 @@ from pathlib import Path
 
 import click
 
-from mcp_evals.api.synth import SynthRequest, estimate_synth, execute_synth, plan_synth
-from mcp_evals.cli.options import config_option, read_config, snapshot_option
+from mcp_evals.api.synth import SynthRequest, estimate_synth, execute_synth, plan_synth, writes_text
+from mcp_evals.cli.options import ProviderChoice, config_option, read_config, snapshot_option
 from mcp_evals.errors import EXIT_OK
 from mcp_evals.run.spending import MissingKey
 from mcp_evals.synth.model import SynthSettings
@@ -53,7 +53,7 @@ from mcp_evals.synth.model import SynthSettings
     show_default=True,
     help="Share of each tool's new fixtures held out as the test split (only when the file has none).",
 )
-@click.option("--provider", type=click.Choice(["anthropic", "openai"]), help="Default: by key, as in run.")
+@click.option("--provider", type=ProviderChoice(writes_text), help="Default: by key, as in run.")
 @click.option("--model", help="Model id (env EVAL_MODEL; default as in run).")
 @click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL).")
 @click.option(

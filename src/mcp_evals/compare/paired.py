@@ -69,7 +69,7 @@ class ArmSummary(StrictModel):
     planned: int
     reached: int
     top1: Rate
-    top_k: Rate
+    top_k: Rate | None = Field(description="As the report's: null for the lexical baseline (one call).")
     k: int
     refusal: Rate
     accuracy: Rate

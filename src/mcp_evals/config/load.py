@@ -19,7 +19,10 @@ def load_config(path: str | Path | None = None) -> Config:
     if not config_path.exists():
         raise ConfigError(
             f"{config_path}: config file not found",
-            hint="pass --config PATH, or create mcp-evals.yaml (see examples/helpdesk/mcp-evals.yaml)",
+            hint=(
+                "pass --config PATH, or write one from your server: "
+                "mcp-evals init --command CMD [ARGS…] (stdio) or mcp-evals init --url URL (HTTP)"
+            ),
         )
     try:
         document = load_document(config_path)

@@ -21,8 +21,10 @@ from pydantic import (
     model_validator,
 )
 
+from mcp_evals.config.unions import ByShape
 from mcp_evals.config.variables import unset_variables, value_problem, variable_problems
 from mcp_evals.errors import ConfigError, where
+from mcp_evals.provider_registry import RegisteredProvider
 from mcp_evals.strict import FileModel
 from mcp_evals.strict import StrictModel as StrictModel  # the strict base, re-exported for config sections
 
@@ -134,7 +136,7 @@ class RunOptions(StrictModel):
             )
         return data
 
-    provider: Literal["anthropic", "openai", "lexical", "replay"] | None = None
+    provider: RegisteredProvider | None = None
     model: str | None = None
     concurrency: int | None = Field(None, ge=1, le=256)
     samples: int = Field(1, ge=1, le=100)
@@ -443,7 +445,7 @@ class LintOptions(StrictModel):
     fail_on: Literal["error", "warning", "info", "never"] = Field(
         "error", description="Exit 1 when a finding at or above this severity is not ignored."
     )
-    rules: dict[LintRuleId, bool | LintSeverity] = Field(
+    rules: dict[LintRuleId, Annotated[bool | LintSeverity, ByShape()]] = Field(
         default_factory=dict,
         description="Rule id → false (off), true (on) or a severity that replaces the rule's own.",
     )
@@ -518,7 +520,7 @@ class Config(FileModel):
     areas: dict[str, list[str]] = Field(
         default_factory=dict, description="Area name → tool names or glob patterns (fnmatch)."
     )
-    fixtures: str | list[str] = Field(
+    fixtures: Annotated[str | list[str], ByShape()] = Field(
         default_factory=list, description="Glob(s) of fixture files, relative to this file's folder."
     )
     exclude_tools: list[str] = Field(

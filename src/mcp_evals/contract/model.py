@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
 from mcp_evals.config.model import ServerConfig, StrictModel
+from mcp_evals.config.unions import ByShape
 from mcp_evals.strict import FileModel
 
 CONTRACT_SCHEMA_VERSION = "mcp-evals.contract/1"
@@ -106,8 +107,10 @@ class Expect(StrictModel):
         description="true: the tool must report an error; false: it must not. A tool error fails the "
         "step unless `is_error: true` is expected.",
     )
-    output_contains: str | list[str] | None = Field(None, description="Text(s) the output must include.")
-    output_not_contains: str | list[str] | None = Field(
+    output_contains: Annotated[str | list[str] | None, ByShape()] = Field(
+        None, description="Text(s) the output must include."
+    )
+    output_not_contains: Annotated[str | list[str] | None, ByShape()] = Field(
         None, description="Text(s) the output must not include."
     )
     output_equals: Any = Field(
@@ -182,7 +185,7 @@ class Step(StrictModel):
 class Case(FileModel):
     name: str = Field(min_length=1, max_length=128, description="Unique among the cases.")
     description: str | None = None
-    server: CaseServer | str | None = Field(
+    server: Annotated[CaseServer | str | None, ByShape()] = Field(
         None,
         description="A server block, or the name of a config server; absent: the config's server, "
         "or simulation mode when there is none.",

@@ -186,7 +186,11 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["text"] = html_text
     env.globals.update(
-        duration=_duration, failing_lines=failing_lines, headline=headline, json_text=_json_text
+        duration=_duration,
+        failing_lines=failing_lines,
+        headline=headline,
+        json_text=_json_text,
+        output_text=_output_text,
     )
     return env
 
@@ -195,6 +199,18 @@ def _json_text(value: Any) -> str:
     if value is None:
         return ""
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
+
+
+def _output_text(output: str) -> str:
+    """A step's output for a reader: JSON (an object or an array, as tools often answer on one line)
+    indented, keys in the server's order; any other text as it came."""
+    if not output.lstrip().startswith(("{", "[")):
+        return output
+    try:
+        value = json.loads(output)
+    except ValueError:  # cut at 4,000 characters, or not JSON at all
+        return output
+    return json.dumps(value, ensure_ascii=False, indent=2)
 
 
 def render_html(run: ContractRun, comparison: Comparison | None = None) -> str:

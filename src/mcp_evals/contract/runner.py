@@ -34,6 +34,7 @@ from mcp_evals.contract.model import (
     StepResult,
     StepStatus,
 )
+from mcp_evals.contract.placeholders import left_to_fill, placeholders, shown_location
 from mcp_evals.errors import McpEvalsError, ServerError, ToolCallError
 
 OUTPUT_LIMIT = 4000
@@ -128,6 +129,13 @@ class _Steps:
                 for later in self.case.steps[index:]:
                     self.not_run(later, "an earlier step failed")
                 return
+            unwritten = placeholders(step.input)
+            if unwritten:  # a scaffolded step not written yet: never sent to the tool
+                why = "; ".join(f"{shown_location(where)}: {left_to_fill(text)}" for where, text in unwritten)
+                self.results.append(
+                    StepResult(id=step.id, tool=step.tool, status="failed", input=step.input, error=why)
+                )
+                continue
             try:
                 arguments = resolve(step.input, self.outputs)
             except ChainingError as error:
@@ -220,6 +228,17 @@ class _Steps:
 def _output_schema(listed: dict[str, Any] | None) -> dict[str, Any] | None:
     schema = listed.get("outputSchema") if listed is not None else None
     return schema if isinstance(schema, dict) else None
+
+
+async def server_listing(server: ServerConfig, setup: ContractSetup) -> dict[str, dict[str, Any]]:
+    """A server's tools by name (wire shape): a ``snapshot:`` server's saved ones, else listed live."""
+    saved = snapshot_listing(server, setup.config)
+    if saved is not None:
+        return saved
+    from mcp_evals.servers.client import list_server_tools
+
+    info = await list_server_tools(server, session_config(setup, server))
+    return {str(tool.get("name")): tool for tool in info.tools}
 
 
 def snapshot_listing(server: ServerConfig, config: Config | None) -> dict[str, dict[str, Any]] | None:

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from mcp_evals.config.documents import dotted
 from mcp_evals.contract.chaining import step_into, walk
 from mcp_evals.contract.model import Case
+from mcp_evals.contract.placeholders import left_to_fill, placeholders
 from mcp_evals.errors import where
 
 Listing = Mapping[str, Mapping[str, Any]]
@@ -47,9 +48,14 @@ def _holds_reference(value: Any, path: tuple[str | int, ...]) -> bool:
 
 def validate_case(case: Case, listing: Listing | None) -> list[CaseProblem]:
     """The problems of one case against its server's tools (``listing``: wire-shape tools by name)."""
-    if listing is None:
-        return []
     problems: list[CaseProblem] = []
+    unwritten: dict[int, list[tuple[str | int, ...]]] = {}
+    for index, step in enumerate(case.steps):  # a scaffold's placeholders, with a catalog or without
+        for location, text in placeholders(step.input):
+            unwritten.setdefault(index, []).append(location)
+            problems.append(_problem(case, ("steps", index, "input", *location), left_to_fill(text)))
+    if listing is None:
+        return problems
     for index, step in enumerate(case.steps):
         tool = listing.get(step.tool)
         if tool is None:
@@ -67,6 +73,8 @@ def validate_case(case: Case, listing: Listing | None) -> list[CaseProblem]:
                 path = tuple(error.absolute_path)
                 if _holds_reference(step.input, path):
                     continue  # filled in at run time
+                if any(path[: len(location)] == location for location in unwritten.get(index, [])):
+                    continue  # reported above: not written yet
                 location = ("steps", index, "input", *path)
                 problems.append(
                     _problem(

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from mcp_evals.errors import ConfigError
 from mcp_evals.github.workflow_commands import workflow_command
-from mcp_evals.providers.registry import KEY_VARIABLES, PROVIDER_NAMES
+from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.record.shards import parse_shard
 
 MODES = ("validate", "eval", "contract", "session", "all")
@@ -30,7 +30,15 @@ _VALIDATE_EVENTS = frozenset({"pull_request", "pull_request_target", "push", "me
 _SECRET_NAME = re.compile(
     r"TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|API_?KEY|PRIVATE_KEY|_PAT$", re.IGNORECASE
 )
-_SECRET_INPUTS = ("anthropic-api-key", "openai-api-key", "github-token")
+
+
+def key_input(entry: ProviderEntry) -> str:
+    """The input that carries a paid provider's key (``anthropic-api-key``)."""
+    return f"{entry.name}-api-key"
+
+
+def _secret_inputs() -> list[str]:
+    return [*(key_input(entry) for entry in PROVIDERS.entries(lambda entry: entry.paid)), "github-token"]
 
 
 def input_variable(name: str) -> str:
@@ -68,14 +76,12 @@ class ActionInputs:
     arm: str | None = None
     fault: str | None = None
     runs: int | None = None
-    anthropic_api_key: str = field(default="", repr=False)
-    openai_api_key: str = field(default="", repr=False)
+    keys: Mapping[str, str] = field(default_factory=dict, repr=False)  # key variable -> key, the ones given
     github_token: str = field(default="", repr=False)
 
     def api_keys(self) -> dict[str, str]:
         """The keys given, under the variables the providers read (what the eval process gets)."""
-        given = {"ANTHROPIC_API_KEY": self.anthropic_api_key, "OPENAI_API_KEY": self.openai_api_key}
-        return {variable: value for variable, value in given.items() if value}
+        return dict(self.keys)
 
 
 def _bad_input(name: str, value: str, expected: str) -> ConfigError:
@@ -119,8 +125,8 @@ def read_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
     if mode and mode not in MODES:
         raise _bad_input("mode", mode, " | ".join(MODES))
     provider = get("provider").lower()
-    if provider and provider not in PROVIDER_NAMES:
-        raise _bad_input("provider", provider, " | ".join(PROVIDER_NAMES))
+    if provider and provider not in PROVIDERS:
+        raise _bad_input("provider", provider, " | ".join(PROVIDERS))
     budget_text = get("budget-usd")
     budget: float | None = None
     if budget_text:
@@ -174,10 +180,20 @@ def read_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
         arm=arm or None,
         fault=fault or None,
         runs=_optional_int("runs", get("runs"), 1),
-        anthropic_api_key=get("anthropic-api-key") or source.get("ANTHROPIC_API_KEY", ""),
-        openai_api_key=get("openai-api-key") or source.get("OPENAI_API_KEY", ""),
+        keys=_keys(get, source),
         github_token=get("github-token") or source.get("GITHUB_TOKEN", ""),
     )
+
+
+def _keys(get: Callable[[str], str], source: Mapping[str, str]) -> dict[str, str]:
+    """Each paid provider's key: its input (``anthropic-api-key``), else its variable in the step's env."""
+    keys: dict[str, str] = {}
+    for entry in PROVIDERS.entries(lambda entry: entry.paid):
+        assert entry.key_env_var is not None  # paid
+        value = get(key_input(entry)) or source.get(entry.key_env_var, "")
+        if value:
+            keys[entry.key_env_var] = value
+    return keys
 
 
 def default_mode(event_name: str) -> Mode:
@@ -188,8 +204,10 @@ def default_mode(event_name: str) -> Mode:
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     """Every secret the action was given: the key and token inputs and the key variables."""
     source = os.environ if environ is None else environ
-    values = [read_input(name, source) for name in _SECRET_INPUTS]
-    values += [source.get(name, "").strip() for name in (*KEY_VARIABLES, "GITHUB_TOKEN", "GH_TOKEN")]
+    values = [read_input(name, source) for name in _secret_inputs()]
+    values += [
+        source.get(name, "").strip() for name in (*PROVIDERS.key_variables(), "GITHUB_TOKEN", "GH_TOKEN")
+    ]
     return sorted({value for value in values if value}, key=values.index)
 
 

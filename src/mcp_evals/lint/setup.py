@@ -24,7 +24,7 @@ from mcp_evals.providers.pricing import Price
 
 def lint_model(config: Config) -> str:
     """The model the token report prices: `lint.model`, else `run.model`, else the run's default."""
-    from mcp_evals.providers.registry import PROVIDERS
+    from mcp_evals.provider_registry import PROVIDERS
 
     return config.lint.model or config.run.model or PROVIDERS["anthropic"].default_model or ""
 

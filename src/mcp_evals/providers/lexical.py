@@ -188,13 +188,13 @@ class LexicalProvider(OfflineProvider):
         else:
             answer.stop_reason = "end_turn"
             why = (
-                "no word of the query is in the catalog"
+                "no word of the query is in the catalog"  # every tool scores 0: no "best" to list
                 if best <= 0
                 else (
                     f"the best match has {self.evidence(best):.2f} distinctive words of evidence, "
-                    f"below the {needed:.2f} this catalog asks for"
+                    f"below the {needed:.2f} this catalog asks for (best {top})"
                 )
             )
-            answer.text = f"lexical baseline: {why} (best {top or 'none'}), so no tool is called"
+            answer.text = f"lexical baseline: {why}, so no tool is called"
         answer.latency_ms = (time.perf_counter() - started) * 1000
         return answer

@@ -17,6 +17,7 @@ from typing import Any
 from mcp_evals.answers import Usage
 from mcp_evals.config.model import ModelPrice
 from mcp_evals.errors import ConfigError
+from mcp_evals.provider_registry import PROVIDERS
 
 _DATE_SUFFIX = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
 DEFAULT_MIN_CACHE_TOKENS = 1024
@@ -110,12 +111,16 @@ def require_price(model: str, overrides: dict[str, ModelPrice] | None = None) ->
 
 
 def provider_of(model: str) -> str | None:
-    """The provider whose API serves ``model`` by the bundled table (``claude-*`` is Anthropic's)."""
+    """The provider whose API serves ``model``: by the bundled table, else by the registry's model
+    prefixes (``claude-*`` is Anthropic's)."""
     name = normalize_model(model)
     entry = _table()["models"].get(name)
     if isinstance(entry, dict) and entry.get("provider"):
         return str(entry["provider"])
-    return "anthropic" if name.startswith("claude-") else None
+    for provider in PROVIDERS.entries(lambda entry: bool(entry.model_prefixes)):
+        if name.startswith(provider.model_prefixes):
+            return provider.name
+    return None
 
 
 def known_models(provider: str | None = None) -> list[str]:

@@ -12,8 +12,8 @@ from mcp_evals.score.gate import format_percent
 SHOWN_ROWS = 50  # of the changed fixtures and the missed searches
 
 
-def _rate(rate: Rate) -> str:
-    if rate.value is None:
+def _rate(rate: Rate | None) -> str:
+    if rate is None or rate.value is None:
         return "n/a"
     low, high = format_percent(rate.low, digits=0), format_percent(rate.high, digits=0)
     return f"{format_percent(rate.value)} ({low}–{high})"

@@ -55,6 +55,14 @@ def arguments_text(sample: SampleScore | None) -> str:
     return json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
 
 
+def answer_note(sample: SampleScore | None) -> str:
+    """What an answer without a call said, after its kind: ``refusal: I can't look up invoices`` (the
+    lexical baseline says why it called nothing); empty for an answer with a call."""
+    if sample is None or sample.calls or not (sample.text or sample.abstention):
+        return ""
+    return f"{sample.abstention}: {sample.text}" if sample.abstention else sample.text or ""
+
+
 def percent(value: float | None, thresholds: tuple[float | None, ...] = ()) -> str:
     """``0.875`` → ``87.5%``; a value just below one of ``thresholds`` is never rounded onto it."""
     return format_percent(value, tuple(t for t in thresholds if t is not None))
@@ -121,6 +129,7 @@ HELPERS: dict[str, Callable[..., Any]] = {
     "fixture_outcome": fixture_outcome,
     "expected_label": expected_label,
     "arguments_text": arguments_text,
+    "answer_note": answer_note,
     "weights_text": weights_text,
 }
 

@@ -11,6 +11,7 @@ decides (a terminal, and no ``NO_COLOR``).
 
 from __future__ import annotations
 
+import textwrap
 import unicodedata
 from collections.abc import Callable, Sequence
 
@@ -19,6 +20,7 @@ import click
 from mcp_evals.baseline.compare import BaselineComparison
 from mcp_evals.report.escape import plain
 from mcp_evals.report.formatting import (
+    answer_note,
     ci,
     expected_label,
     failing_fixtures,
@@ -126,7 +128,8 @@ def render_terminal(
     rows = [["metric", "value", "95% interval", "n"], _rate_row("top-1", metrics.top1, thresholds)]
     if metrics.lexical_top1 is not None:
         rows.append(_rate_row("lexical baseline top-1 (words alone)", metrics.lexical_top1))
-    rows.append(_rate_row(f"top-{metrics.k}", metrics.top_k))
+    if metrics.top_k is not None:
+        rows.append(_rate_row(f"top-{metrics.k}", metrics.top_k))
     if metrics.refusal.total:
         rows.append(_rate_row("refusal", metrics.refusal))
     if metrics.clarification.total:
@@ -197,7 +200,15 @@ def render_terminal(
         room = max(width - used, 40)
         for row, fixture in zip(fixture_rows[1:], failing, strict=False):
             row[3] = plain(fixture.query, room)
-        lines += table(fixture_rows)
+        # What an answer without a call said (the lexical baseline: why it called nothing), as the
+        # Markdown and HTML reports show it: on up to three lines under "expected → chosen".
+        column = 2 + max(display_width(row[0]) for row in fixture_rows) + 2
+        note_room = max(width - column, 40)
+        for text_line, row_fixture in zip(table(fixture_rows), [None, *failing[:MAX_FAILING]], strict=True):
+            lines.append(text_line)
+            note = plain(answer_note(row_fixture.representative), None) if row_fixture else ""
+            wrapped = textwrap.wrap(note, note_room, max_lines=3, placeholder=" …", break_on_hyphens=False)
+            lines += [" " * column + part for part in wrapped]
         if len(failing) > MAX_FAILING:
             lines.append(f"  … {len(failing) - MAX_FAILING} more (see the JSON or HTML report)")
     elif coverage.reached:

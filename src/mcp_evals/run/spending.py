@@ -30,22 +30,25 @@ docs/running.md's *A missing key* table is what ``tests/run/test_spending_table.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from mcp_evals.config.model import RunOptions
 from mcp_evals.config.resolve import number_setting, text_setting
 from mcp_evals.errors import ConfigError
+from mcp_evals.provider_registry import FALLBACK, PROVIDERS, ProviderEntry
 from mcp_evals.providers.pricing import Price, find_price, provider_of, require_price
-from mcp_evals.providers.registry import PROVIDER_NAMES, PROVIDERS, Choice, choose_provider
+from mcp_evals.providers.registry import Choice, choose_provider
 from mcp_evals.run.budget import DEFAULT_CAP_USD
+from mcp_evals.wording import alternatives
 
 if TYPE_CHECKING:
     from mcp_evals.providers.base import Provider, ProviderSettings
 
 MODEL_VARIABLE = "EVAL_MODEL"
 BUDGET_VARIABLE = "EVAL_BUDGET_USD"
+Capable = Callable[[ProviderEntry], bool]
 CapRule = Literal["default", "required", "optional"]
 """``default``: ``run`` — a named provider runs uncapped unless a cap is given; one picked only from
 an exported key runs under ``DEFAULT_CAP_USD``. ``required``: a billable call needs a cap (exit 3
@@ -64,7 +67,7 @@ class MissingKey:
 
     @property
     def reason(self) -> str:
-        names = " or ".join(self.variables)
+        names = alternatives(self.variables)
         if self.kind == "provider":
             return f"the {self.provider} provider was asked for, but {names} is not set."
         if self.kind == "model" and self.provider is not None:
@@ -173,7 +176,7 @@ def billable(choice: Choice, endpoint: str | None) -> bool:
     """Whether requests to ``choice`` at ``endpoint`` may cost money. A paid provider bills, except an
     OpenAI-compatible endpoint of your own (not api.openai.com) reached with no key; with a key, any
     endpoint (Azure, OpenRouter, a gateway) may."""
-    own_endpoint = choice.name == "openai" and bool(endpoint) and "api.openai.com" not in (endpoint or "")
+    own_endpoint = choice.entry.own_endpoint and bool(endpoint) and "api.openai.com" not in (endpoint or "")
     return choice.entry.paid and not (own_endpoint and choice.key is None)
 
 
@@ -194,19 +197,24 @@ def choose(
     model: str | None = None,
     base_url: str | None = None,
     dry: bool = False,
-    providers: tuple[str, ...] = PROVIDER_NAMES,
+    where: Capable | None = None,
     needs_model: str | None = None,
+    configured_where: Capable | None = None,
 ) -> Spending:
     """The provider, key, endpoint and model, and the missing key if nothing may be sent (steps 1–5).
 
-    ``providers``: the ones this command can call (a config naming another is not used);
-    ``needs_model``: the command cannot use the lexical baseline, in a phrase ("Sessions need a model
-    that calls tools"), so no key at all is a missing key.
+    ``needs_model``: the command cannot run on a provider picked without a key (the lexical
+    baseline), in a phrase ("Sessions need a model that calls tools"), so no key at all is a missing
+    key; ``where``: what such a provider must be able to do (the keys the message names are those of
+    the paid providers it keeps); ``configured_where``: a ``run.provider`` it does not keep is not used.
     """
     model_asked = text_setting(model, environ, MODEL_VARIABLE, options.model)
-    configured = options.provider if options.provider in providers else None
+    configured = options.provider
+    if configured is not None and configured_where is not None:
+        configured = configured if configured in PROVIDERS.names(configured_where) else None
     choice = choose_provider(provider, configured, environ, model_asked)
-    paid = tuple(name for name in providers if PROVIDERS[name].paid)
+    paid = PROVIDERS.names(lambda entry: entry.paid and (where is None or where(entry)))
+    usable = where(choice.entry) if where is not None else choice.name != FALLBACK
     missing: MissingKey | None = None
     if not choice.explicit:
         wanted = provider_of(model_asked) if model_asked else None
@@ -217,13 +225,13 @@ def choose(
             else:
                 variable = PROVIDERS[wanted].key_env_var or ""
                 missing = MissingKey("model", (variable,), provider=wanted, model=model_asked)
-        elif model_asked and wanted is None and choice.name == "lexical":
-            missing = MissingKey("model", _variables(paid), model=model_asked)
-        elif choice.name == "lexical" and needs_model is not None:
+        elif model_asked and wanted is None and choice.name == FALLBACK:
+            missing = MissingKey("model", PROVIDERS.key_variables(where), model=model_asked)
+        elif needs_model is not None and not usable:
             if dry and paid:
                 choice = choose_provider(paid[0], None, environ)
             else:
-                missing = MissingKey("none", _variables(paid), needs=needs_model)
+                missing = MissingKey("none", PROVIDERS.key_variables(where), needs=needs_model)
     endpoint = base_url or choice.base_url or options.base_url or None
     _check_endpoint(endpoint)
     bills = billable(choice, endpoint)
@@ -231,15 +239,11 @@ def choose(
         variable = choice.entry.key_env_var or ""
         missing = MissingKey("provider", (variable,), provider=choice.name)
     entry = choice.entry
-    if choice.name == "lexical":
+    if choice.name == FALLBACK:
         model_name = entry.default_model or ""
     else:
         model_name = model_asked or entry.default_model or ""
     return Spending(command, choice, model_name, endpoint, bills, missing)
-
-
-def _variables(providers: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(PROVIDERS[name].key_env_var or "" for name in providers)
 
 
 def decide(
@@ -252,8 +256,9 @@ def decide(
     base_url: str | None = None,
     budget_usd: float | None = None,
     dry: bool = False,
-    providers: tuple[str, ...] = PROVIDER_NAMES,
+    where: Capable | None = None,
     needs_model: str | None = None,
+    configured_where: Capable | None = None,
     cap: CapRule = "default",
     budget_variable: str | None = BUDGET_VARIABLE,
     budget_in_config: bool = True,
@@ -276,8 +281,9 @@ def decide(
         model=model,
         base_url=base_url,
         dry=dry,
-        providers=providers,
+        where=where,
         needs_model=needs_model,
+        configured_where=configured_where,
     )
     if spending.missing_key is not None:
         return spending

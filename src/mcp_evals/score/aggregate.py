@@ -353,6 +353,8 @@ def score_results(
         for fixture in header.fixtures
     ]
     metrics = _metrics(fixtures, options, samples)
+    if lexical:  # one call per answer: its top-k is its top-1 and says nothing more
+        metrics.top_k = None
     if header.lexical_choices is not None and not lexical:
         metrics.lexical_top1 = _lexical_top1(fixtures, header.lexical_choices)
     areas = _area_scores(fixtures, gate_options.area_minimums)

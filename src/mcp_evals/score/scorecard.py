@@ -102,7 +102,10 @@ class Coverage(StrictModel):
 
 class Metrics(StrictModel):
     top1: Rate
-    top_k: Rate
+    top_k: Rate | None = Field(
+        description="Select answers with an expected tool among their first k calls; null for the lexical "
+        "baseline, which makes one call per answer (its top-k would repeat its top-1)."
+    )
     k: int
     accuracy: Rate = Field(description="Correct outcomes over every reached answer (all kinds).")
     refusal: Rate

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import Field
 
@@ -22,6 +22,7 @@ from mcp_evals._version import __version__
 from mcp_evals.contract.model import Step
 from mcp_evals.contract.regression import GateResult
 from mcp_evals.errors import ConfigError, McpEvalsError
+from mcp_evals.provider_registry import FALLBACK, Registered
 from mcp_evals.serve.harness import (
     CaseListing,
     CatalogLint,
@@ -32,6 +33,7 @@ from mcp_evals.serve.harness import (
     RunReport,
     SelectionEval,
     Written,
+    runs_anew,
 )
 
 T = TypeVar("T")
@@ -109,7 +111,7 @@ def build_server(harness: Harness) -> Any:
         tool_names: Annotated[list[str], Field(min_length=1, description="One step per tool, in order.")],
     ) -> Written:
         """Write a case to fill in: one step per tool, with every assertion kind as a comment."""
-        return guard(lambda: harness.scaffold_fixture(name, tool_names))
+        return await guarded(lambda: harness.scaffold_fixture(name, tool_names))
 
     @server.tool(annotations=read_only)
     async def regression_report() -> ComparisonReport:
@@ -165,9 +167,10 @@ def build_server(harness: Harness) -> Any:
     @server.tool(annotations=runs)
     async def run_selection_eval(
         provider: Annotated[
-            Literal["lexical", "anthropic", "openai"],
+            str,
+            Registered(runs_anew),
             Field(description="`lexical` is free; the others need their key and budget_usd."),
-        ] = "lexical",
+        ] = FALLBACK,
         model: Annotated[str | None, Field(description="Model id (default: the provider's).")] = None,
         budget_usd: Annotated[
             float | None, Field(gt=0, description="Most the run may spend; required by paid providers.")

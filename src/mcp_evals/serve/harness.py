@@ -32,15 +32,21 @@ from mcp_evals.contract.load import (
     target_of,
 )
 from mcp_evals.contract.model import Case, ContractRun
+from mcp_evals.contract.placeholders import placeholder
 from mcp_evals.contract.regression import Comparison, GateResult, compare_runs, evaluate_gate
 from mcp_evals.contract.reports import comparison_lines, render_console, render_html
-from mcp_evals.contract.runner import run_cases
+from mcp_evals.contract.runner import run_cases, server_listing
 from mcp_evals.errors import McpEvalsError
 from mcp_evals.files import atomic_write
-from mcp_evals.providers.registry import PAID_PROVIDERS
+from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.wording import plural
 
-FREE_PROVIDERS = ("lexical",)
+
+def runs_anew(entry: ProviderEntry) -> bool:
+    """A provider ``run_selection_eval`` can run: one that answers (a replay needs an earlier file)."""
+    return not entry.replays
+
+
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9 _.-]")
 
 
@@ -139,6 +145,21 @@ def inside(folder: Path, file_name: str) -> Path:
     return path
 
 
+def _yaml_key(key: str) -> str:
+    """A mapping key as YAML reads it back: plain when it is a simple name, else quoted (JSON)."""
+    return key if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key) else json.dumps(key, ensure_ascii=False)
+
+
+def _required_inputs(tool: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """(name, placeholder) for each required parameter of a listed tool, in the schema's order."""
+    schema = tool.get("inputSchema") if tool is not None else None
+    if not isinstance(schema, dict) or not isinstance(schema.get("required"), list):
+        return []
+    found = schema.get("properties")
+    properties: dict[str, Any] = found if isinstance(found, dict) else {}
+    return [(key, placeholder(properties.get(key))) for key in schema["required"] if isinstance(key, str)]
+
+
 class Harness:
     """The state behind the served tools: the contract setup, its history, and the config."""
 
@@ -224,9 +245,8 @@ class Harness:
             cases=[self._listed(case) for case in load_cases(self.setup)],
         )
 
-    def _write_case(self, name: str, text: str) -> Path:
-        """Write a new case file, checked first exactly as ``run_case`` will read it: on any problem
-        nothing is written (and the file appears whole or not at all)."""
+    def _new_case_path(self, name: str) -> Path:
+        """Where a new case named ``name`` goes; refused when it would leave the folder or replace a case."""
         folder = self.setup.cases_dir
         path = inside(folder, safe_file_name(name))
         if path.exists():
@@ -234,6 +254,12 @@ class Harness:
         existing = {case.name for case in self._loadable_cases()}
         if name in existing:
             raise HarnessError(f"a case named {name!r} already exists")
+        return path
+
+    def _write_case(self, name: str, text: str) -> Path:
+        """Write a new case file, checked first exactly as ``run_case`` will read it: on any problem
+        nothing is written (and the file appears whole or not at all)."""
+        path = self._new_case_path(name)
         try:
             check_servers([parse_case(text, path)], self.setup)
         except McpEvalsError as error:
@@ -279,21 +305,41 @@ class Harness:
             path=str(path), message=f"created simulation case {name!r} with {plural(len(steps), 'step')}"
         )
 
-    def scaffold_fixture(self, name: str, tool_names: list[str]) -> Written:
-        """A case to fill in: one step per tool, every assertion kind as a comment."""
+    async def scaffold_fixture(self, name: str, tool_names: list[str]) -> Written:
+        """A case to fill in: one step per tool, every assertion kind as a comment, and a placeholder
+        for each required parameter of the tool as the config's server lists it (``contract validate``
+        reports each as not written yet)."""
         if not tool_names:
             raise HarnessError("give at least one tool name")
+        self._new_case_path(name)  # refused before the server is started
+        server = self.setup.default_server()
+        listing = await server_listing(server, self.setup) if server is not None else None
+        unknown = [tool for tool in tool_names if listing is not None and tool not in listing]
+        if listing is not None and unknown:
+            known = ", ".join(sorted(listing)[:20]) + (" …" if len(listing) > 20 else "")
+            raise HarnessError(f"the server lists no tool {unknown[0]!r}; its tools: {known}")
         lines = [
-            "# Scaffolded by mcp-evals serve: fill in the inputs and assertions, then run it.",
+            '# Scaffolded by mcp-evals serve: fill in the inputs (each "<fill in: …>" is a required',
+            "# parameter) and the assertions, then run it. `mcp-evals contract validate` lists what is left.",
             f"name: {json.dumps(name, ensure_ascii=False)}",
             'description: "TODO: what this case proves"',
             "steps:",
         ]
+        unwritten = 0
         for index, tool in enumerate(tool_names, start=1):
+            required = _required_inputs(listing.get(tool) if listing is not None else None)
+            unwritten += len(required)
             lines += [
                 f"  - id: step{index}",
                 f"    tool: {json.dumps(tool, ensure_ascii=False)}",
-                "    input: {}  # TODO: the tool's arguments; {{steps.<id>.output}} uses an earlier step",
+                "    # input: the tool's arguments; {{steps.<id>.output}} uses an earlier step",
+            ]
+            lines += (
+                ["    input:"] + [f"      {_yaml_key(key)}: {json.dumps(value)}" for key, value in required]
+                if required
+                else ["    input: {}  # TODO"]
+            )
+            lines += [
                 "    expect:",
                 "      is_error: false",
                 '      # output_contains: "…"',
@@ -307,9 +353,15 @@ class Harness:
                 '      # llm_judge: {prompt_template: "Is {actual} right? {expected}", min_score: 0.7}',
             ]
         path = self._write_case(name, "\n".join(lines) + "\n")
+        left = (
+            f"; {plural(unwritten, 'required parameter')} to give in place of a placeholder "
+            "(`mcp-evals contract validate` lists them)"
+            if unwritten
+            else ""
+        )
         return Written(
             path=str(path),
-            message=f"scaffolded {name!r} with {plural(len(tool_names), 'step')}: fill in the TODOs",
+            message=f"scaffolded {name!r} with {plural(len(tool_names), 'step')}: fill in the TODOs{left}",
         )
 
     def discover_fixtures(self, dirs: list[str] | None) -> Discovered:
@@ -416,9 +468,11 @@ class Harness:
         """``mcp-evals run`` with the CLI's own rules; a paid provider needs an explicit ``budget_usd``."""
         if self.config_path is None or self.setup.config is None:
             raise HarnessError("run_selection_eval needs a config (run serve with --config)")
-        if provider not in (*PAID_PROVIDERS, *FREE_PROVIDERS):
-            raise HarnessError(f"provider must be one of {', '.join((*FREE_PROVIDERS, *PAID_PROVIDERS))}")
-        if provider in PAID_PROVIDERS and budget_usd is None:
+        try:
+            PROVIDERS.check(provider, runs_anew)
+        except ValueError as error:
+            raise HarnessError(str(error)) from None
+        if PROVIDERS[provider].paid and budget_usd is None:
             raise HarnessError(
                 f"the {provider} provider spends money: give budget_usd (the most this run may spend); "
                 "nothing was sent"

@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field, field_validator, model_validator
 
+from mcp_evals.config.unions import ByShape
 from mcp_evals.contract.model import CaseServer
 from mcp_evals.strict import FileModel, StrictModel
 
@@ -47,7 +48,7 @@ class ScriptStep(StrictModel):
 class AnswerCheck(StrictModel):
     """A mechanical check of the final answer; every check given must hold."""
 
-    contains: str | list[str] | None = Field(
+    contains: Annotated[str | list[str] | None, ByShape()] = Field(
         None, description="Text (or every text of a list) the answer contains, ignoring case."
     )
     regex: str | None = Field(None, description="A regular expression (Python syntax) found in the answer.")
@@ -223,7 +224,7 @@ class TaskSet(FileModel):
     """The whole task-set file."""
 
     name: str = Field("", description="Shown in reports (default: the file's name).")
-    server: str | CaseServer | None = Field(
+    server: Annotated[str | CaseServer | None, ByShape()] = Field(
         None,
         description="The server: a config server's name, or a block of its own (`command`/`args`/`env`/"
         "`cwd`, or `url`/`headers`; `cwd` is relative to this file). Default: the config's only server.",

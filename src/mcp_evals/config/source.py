@@ -1,0 +1,58 @@
+"""What a parsed user file is (its data and the line of every key and item), and reading its text.
+
+The YAML and JSON readers (``yaml_source``, ``json_source``) both return a ``Document``, so a later
+message names ``file:line`` whichever format the person wrote.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcp_evals.errors import InputFileError, where
+
+Location = tuple[str | int, ...]
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_DEPTH = 64
+
+
+@dataclass
+class Document:
+    """A parsed file: its data and the line (1-based) of every mapping key and sequence item."""
+
+    path: Path
+    data: Any
+    lines: dict[Location, int] = field(default_factory=dict)
+
+    def line_of(self, location: Location) -> int | None:
+        """The line of the deepest known part of ``location`` (a pydantic ``loc`` works too)."""
+        parts = tuple(location)
+        while parts:
+            if parts in self.lines:
+                return self.lines[parts]
+            parts = parts[:-1]
+        return self.lines.get(())
+
+
+def read_text(path: Path) -> str:
+    """Read a UTF-8 text file, or explain in one line why it cannot be read."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise InputFileError(f"{path}: file is {size} bytes; the limit is {MAX_FILE_BYTES}")
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{path}: is a folder, not a file") from None
+    except OSError as error:
+        raise InputFileError(f"{path}: cannot read ({error.strerror})") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise InputFileError(
+            f"{where(path, line)}: not valid UTF-8 (byte 0x{raw[error.start]:02x} at offset {error.start})",
+            hint="save the file as UTF-8",
+        ) from None

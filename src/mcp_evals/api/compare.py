@@ -30,7 +30,7 @@ from mcp_evals.compare.estimate import describe_compare
 from mcp_evals.compare.paired import ArmInfo, ArmRecord, Comparison, compare_arms
 from mcp_evals.compare.runner import ArmsRunner, interleave
 from mcp_evals.config.model import Config
-from mcp_evals.config.resolve import number_setting
+from mcp_evals.config.resolve import CONCURRENCY_VARIABLE, LIMIT_VARIABLE, number_setting
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, InputFileError, where
 from mcp_evals.files import atomic_write, check_writable, refuse_inputs
 from mcp_evals.fixtures.load import load_fixtures
@@ -326,11 +326,11 @@ def plan_compare(request: CompareRequest) -> ComparePlan | MissingKey:
         )
     workers = (
         number_setting(
-            request.concurrency, environ, "EVAL_CONCURRENCY", config.run.concurrency, int, at_most=256
+            request.concurrency, environ, CONCURRENCY_VARIABLE, config.run.concurrency, int, at_most=256
         )
         or 4
     )
-    limit = number_setting(request.limit, environ, "EVAL_LIMIT", None, int)
+    limit = number_setting(request.limit, environ, LIMIT_VARIABLE, None, int)
     fixtures = load_fixtures(config, warn=lambda text: say(f"warning: {text}"))
     if request.split is not None:
         fixtures = [fixture for fixture in fixtures if fixture.split == request.split]

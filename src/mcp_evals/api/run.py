@@ -26,7 +26,7 @@ from mcp_evals.api.inputs import config_inputs
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import Config, RunOptions
-from mcp_evals.config.resolve import number_setting
+from mcp_evals.config.resolve import CONCURRENCY_VARIABLE, LIMIT_VARIABLE, number_setting
 from mcp_evals.errors import EXIT_OK, ConfigError, InputFileError
 from mcp_evals.files import check_writable, refuse_inputs
 from mcp_evals.fixtures.load import load_fixtures
@@ -146,9 +146,9 @@ def plan_run(request: RunRequest) -> RunPlan | MissingKey:
     """Decide everything a run needs; bad input raises (exit 3), a missing key is returned."""
     config, environ, options = request.config, request.environ, request.config.run
     concurrency = number_setting(
-        request.concurrency, environ, "EVAL_CONCURRENCY", options.concurrency, int, at_most=256
+        request.concurrency, environ, CONCURRENCY_VARIABLE, options.concurrency, int, at_most=256
     )
-    limit = number_setting(request.limit, environ, "EVAL_LIMIT", None, int)
+    limit = number_setting(request.limit, environ, LIMIT_VARIABLE, None, int)
     if request.shard:
         parse_shard(request.shard)
     spending = decide(

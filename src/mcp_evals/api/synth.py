@@ -20,7 +20,7 @@ import anyio
 from mcp_evals.api.inputs import config_inputs
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config
-from mcp_evals.config.resolve import number_setting
+from mcp_evals.config.resolve import CONCURRENCY_VARIABLE, number_setting
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, McpEvalsError, where
 from mcp_evals.files import check_writable, refuse_inputs
 from mcp_evals.fixtures.load import fixture_files, load_fixture_file
@@ -161,7 +161,7 @@ def plan_synth(request: SynthRequest) -> SynthPlan | MissingKey:
     config, environ, out = request.config, request.environ, request.out
     workers = (
         number_setting(
-            request.concurrency, environ, "EVAL_CONCURRENCY", config.run.concurrency, int, at_most=64
+            request.concurrency, environ, CONCURRENCY_VARIABLE, config.run.concurrency, int, at_most=64
         )
         or 4
     )

@@ -16,6 +16,12 @@ from mcp_evals.errors import ConfigError
 
 Number = TypeVar("Number", int, float)
 
+# The variables every command reads (docs/running.md, *Settings*).
+MODEL_VARIABLE = "EVAL_MODEL"
+BUDGET_VARIABLE = "EVAL_BUDGET_USD"
+CONCURRENCY_VARIABLE = "EVAL_CONCURRENCY"
+LIMIT_VARIABLE = "EVAL_LIMIT"
+
 
 def env_text(environ: Mapping[str, str], name: str | None) -> str | None:
     """The variable's value, stripped; None when unset or blank (an empty secret is no value)."""

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from mcp_evals.config.model import RunOptions
-from mcp_evals.config.resolve import number_setting, text_setting
+from mcp_evals.config.resolve import BUDGET_VARIABLE, MODEL_VARIABLE, number_setting, text_setting
 from mcp_evals.errors import ConfigError
 from mcp_evals.provider_registry import FALLBACK, PROVIDERS, ProviderEntry
 from mcp_evals.providers.pricing import Price, find_price, provider_of, require_price
@@ -46,8 +46,6 @@ from mcp_evals.wording import alternatives
 if TYPE_CHECKING:
     from mcp_evals.providers.base import Provider, ProviderSettings
 
-MODEL_VARIABLE = "EVAL_MODEL"
-BUDGET_VARIABLE = "EVAL_BUDGET_USD"
 Capable = Callable[[ProviderEntry], bool]
 CapRule = Literal["default", "required", "optional"]
 """``default``: ``run`` — a named provider runs uncapped unless a cap is given; one picked only from

@@ -293,9 +293,8 @@ def decide(
     if budget is None and cap == "default" and spending.implicit_paid:
         budget, default_cap = DEFAULT_CAP_USD, True
     if budget is None and cap == "required" and not dry:
-        sources = "--budget-usd X or " + " or ".join(
-            [name for name in (budget_variable,) if name] + (["run.budget_usd"] if budget_in_config else [])
-        )
+        given = ["--budget-usd X", *([budget_variable] if budget_variable else [])]
+        sources = " or ".join(given + (["run.budget_usd"] if budget_in_config else []))
         raise ConfigError(
             f"mcp-evals {command} calls a paid model ({spending.name}) and no budget cap is set: "
             f"give one with {sources}",

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +35,13 @@ sys.path.insert(0, str(REPO / "tests" / "fakes"))
 
 from fake_anthropic import API_KEY, FakeAnthropic  # noqa: E402
 
+from mcp_evals.answers import GenerateOptions, Usage  # noqa: E402
 from mcp_evals.catalog.model import Catalog, ServerInfo, Tool  # noqa: E402
 from mcp_evals.catalog.snapshot import write_snapshot  # noqa: E402
 from mcp_evals.fixtures.model import Fixture  # noqa: E402
 from mcp_evals.providers.anthropic import AnthropicProvider  # noqa: E402
 from mcp_evals.providers.base import ProviderSettings, Secret  # noqa: E402
 from mcp_evals.providers.pricing import find_price  # noqa: E402
-from mcp_evals.record.model import Usage  # noqa: E402
 from mcp_evals.record.read import read_results  # noqa: E402
 from mcp_evals.run.retry import RetryPolicy  # noqa: E402
 from mcp_evals.run.runner import RunSettings, run_fixtures  # noqa: E402
@@ -137,20 +138,18 @@ class FakeProcess:
         self.process.wait(timeout=10)
 
 
-def provider(
-    catalog: Catalog, base_url: str, *, caching: bool = True, connections: int = 16
-) -> AnthropicProvider:
-    return AnthropicProvider(
-        ProviderSettings(
-            model=MODEL,
-            base_url=base_url,
-            api_key=Secret(API_KEY),
-            prompt_caching=caching,
-            max_connections=connections,
-        ),
-        catalog,
-        "Route helpdesk requests to exactly one tool.",
+SYSTEM = "Route helpdesk requests to exactly one tool."
+
+
+def provider(base_url: str, *, connections: int = 16) -> AnthropicProvider:
+    settings = ProviderSettings(
+        model=MODEL, base_url=base_url, api_key=Secret(API_KEY), max_connections=connections
     )
+    return AnthropicProvider(settings)
+
+
+def options(*, caching: bool = True) -> GenerateOptions:
+    return GenerateOptions(cache="prefix" if caching else "off")
 
 
 def throughput(fixtures: int, concurrency: int, latency: float, workdir: Path) -> dict[str, Any]:
@@ -165,10 +164,13 @@ def throughput(fixtures: int, concurrency: int, latency: float, workdir: Path) -
         started = time.perf_counter()
         outcome = anyio.run(
             lambda: run_fixtures(
-                provider(catalog, fake.base_url, connections=concurrency + 2),
+                provider(fake.base_url, connections=concurrency + 2),
+                catalog,
                 planned,
                 workdir / "throughput.ndjson",
                 settings,
+                system_prompt=SYSTEM,
+                options=options(),
             )
         )
         wall = time.perf_counter() - started
@@ -254,9 +256,8 @@ def caching(tools: int, fixtures: int, workdir: Path) -> dict[str, Any]:
             fake.cache.clear()
             settings = RunSettings(concurrency=8, price=find_price(MODEL))
             path = workdir / f"{label}.ndjson"
-            anyio.run(
-                run_fixtures, provider(catalog, fake.base_url, caching=enabled), planned, path, settings
-            )
+            ask = partial(run_fixtures, system_prompt=SYSTEM, options=options(caching=enabled))
+            anyio.run(ask, provider(fake.base_url), catalog, planned, path, settings)
             usage = Usage()
             for row in read_results(path).results:
                 usage = usage + row.usage

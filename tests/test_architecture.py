@@ -91,6 +91,7 @@ RANKS = {
     "contract": 13,
     "session": 14,
     "synth": 14,
+    "importers": 14,
     "api": 15,
     "github": 16,
     "action": 17,

@@ -74,3 +74,28 @@ def test_check_writable_names_what_is_in_the_way_and_creates_nothing(tmp_path: P
     check_writable(tmp_path / "new" / "deeper" / "run.ndjson")
     assert not (tmp_path / "new").exists()
     assert sorted(entry.name for entry in tmp_path.iterdir()) == ["results"]
+
+
+def test_a_file_this_process_read_is_never_replaced_unless_updated_on_purpose(tmp_path: Path) -> None:
+    from mcp_evals.files import command_inputs, register_input, updates
+
+    config = tmp_path / "mcp-evals.yaml"
+    config.write_text("servers: []\n")
+    link = tmp_path / "link.yaml"
+    link.symlink_to(config)
+    with command_inputs():
+        register_input(config)
+        for output in (config, link):
+            with (
+                pytest.raises(ConfigError, match="is also a file this command reads"),
+                atomic_write(output) as stream,
+            ):
+                stream.write("replaced")
+            assert config.read_text() == "servers: []\n"
+        updates(config)  # e.g. the lock --update-lock rewrites
+        with atomic_write(config) as stream:
+            stream.write("servers: [] # updated\n")
+        assert config.read_text() == "servers: [] # updated\n"
+    register_input(config)  # outside a command (library use): nothing is guarded
+    with atomic_write(link) as stream:
+        stream.write("new")

@@ -14,11 +14,12 @@ and checks each of them).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
-from mcp_evals.answers import ToolChoiceMode
+from mcp_evals.answers import Answer, GenerateOptions, Message, ToolChoice, ToolSpec
 from mcp_evals.provider_registry import ProviderEntry
-from mcp_evals.providers.base import Answer, Job, OfflineProvider
+from mcp_evals.providers.base import NO_OPTIONS, OfflineProvider, tool_call
 
 # What mcp-evals knows about the provider without importing its class (the capabilities it lacks,
 # such as sessions or free text, stay False).
@@ -26,17 +27,22 @@ ENTRY = ProviderEntry("dummy", "mcp_evals_dummy:DummyProvider", default_model="d
 
 
 class DummyProvider(OfflineProvider):
-    """Answers in-process; a provider with an API implements ``build_request``, ``parse_response``
-    and ``classify_error`` instead (see mcp_evals/providers/openai.py)."""
+    """Answers in-process. A provider has one call, ``generate``: the conversation and the tools in,
+    an answer out; one with an API builds its request there (see mcp_evals/providers/openai.py)."""
 
     name: ClassVar = "dummy"
     label: ClassVar = "dummy provider (calls the tool the query names)"
 
-    async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
-        query = job.fixture.query.lower()
-        named = [tool.name for tool in self.catalog.tools if tool.name.lower() in query]
+    async def generate(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        tool_choice: ToolChoice | None = None,
+        options: GenerateOptions = NO_OPTIONS,
+    ) -> Answer:
+        query = next((message.text for message in reversed(messages) if message.role == "user"), "").lower()
+        named = [spec.name for spec in tools if spec.name.lower() in query]
         if not named:
             return Answer(text="dummy: the query names no tool", stop_reason="end_turn")
         longest = max(named, key=len)  # `search_notes_all` before `search_notes`
-        call = self.tool_call(self.catalog.names.provider(longest), {})
-        return Answer(calls=[call], stop_reason="tool_use")
+        return Answer(calls=[tool_call(tools, longest, {})], stop_reason="tool_use")

@@ -16,6 +16,7 @@ runner records as dropouts (never a crash, never a wrong answer).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 EXIT_OK = 0
@@ -80,3 +81,25 @@ class ToolCallError(ServerError):
     ) -> None:
         super().__init__(server, message, hint=hint)
         self.timed_out = timed_out
+
+
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield error
+
+
+def user_facing(error: BaseException) -> BaseException:
+    """What to report for ``error``: inside (nested) exception groups — concurrent code wraps every
+    error in one — the first ``McpEvalsError``, else the first interrupt or exit; anything else is
+    a bug and stays as it is (its traceback shows every part)."""
+    if not isinstance(error, BaseExceptionGroup):
+        return error
+    leaves = list(_leaves(error))
+    for wanted in (McpEvalsError, KeyboardInterrupt, SystemExit):
+        for leaf in leaves:
+            if isinstance(leaf, wanted):
+                return leaf
+    return error

@@ -37,6 +37,17 @@ def test_a_plain_tools_list_result_is_one_server_named_after_the_file(tmp_path: 
     assert catalog.tools[0].input_schema["required"] == ["timezone"]
 
 
+def test_a_bare_array_of_tools_is_one_server_too(tmp_path: Path) -> None:
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(TOOLS_LIST["tools"]))
+    catalog = load_catalog(path)
+    assert [server.name for server in catalog.servers] == ["tools"]
+    assert [tool.name for tool in catalog.tools] == ["get_current_time", "convert_time"]
+    path.write_text('[\n  {"name": "ok"},\n  {"description": "no name"}\n]\n')
+    with pytest.raises(InputFileError, match=r"tools\.json:3 \(\[1\]\): a tool needs a `name`"):
+        load_catalog(path)
+
+
 def test_a_tool_without_a_name_points_at_its_entry(tmp_path: Path) -> None:
     path = tmp_path / "broken.json"
     path.write_text('{\n  "tools": [\n    {"name": "ok"},\n    {"description": "no name"}\n  ]\n}\n')

@@ -503,11 +503,8 @@ def test_dry_estimates_each_arm_per_fixture_and_sends_nothing(
 
 
 def test_a_malformed_search_result_reveals_nothing_and_never_crashes() -> None:
-    from mcp_evals.providers.anthropic import AnthropicProvider
     from mcp_evals.providers.anthropic_tool_search import read_searches
-    from mcp_evals.providers.base import ProviderSettings
 
-    provider = AnthropicProvider(ProviderSettings(model="claude-opus-4-8"), Catalog(tools=[]), "")
     blocks: list[Any] = [
         "not a block",
         {"type": "server_tool_use", "id": "srvtoolu_1", "input": "not an object"},
@@ -519,7 +516,7 @@ def test_a_malformed_search_result_reveals_nothing_and_never_crashes() -> None:
             "content": [{"type": "tool_reference", "tool_name": "x"}],
         },
     ]
-    assert read_searches(provider, blocks) == ([""], ["x"])
+    assert read_searches(blocks) == ([""], ["x"])
 
 
 @pytest.mark.parametrize(

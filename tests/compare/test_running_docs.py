@@ -152,19 +152,21 @@ def test_a_keyless_endpoint_of_your_own_needs_no_cap(
 
 
 def test_the_deferred_arm_reserves_every_request_a_paused_tool_search_can_send() -> None:
+    from mcp_evals.compare.arms import ToolSearch
     from mcp_evals.providers.anthropic import AnthropicProvider
     from mcp_evals.providers.anthropic_tool_search import MAX_CONTINUATIONS
-    from mcp_evals.providers.base import ProviderSettings, ToolSearch
+    from mcp_evals.providers.base import ProviderSettings
     from mcp_evals.providers.openai import OpenAIProvider
+    from mcp_evals.run.asker import Asker
 
-    search = ToolSearch("bm25", 5, None)
+    search = ToolSearch("bm25", 5)
     server = DeferredArm(
         "deferred",
-        AnthropicProvider(ProviderSettings(model="claude-opus-4-8"), Catalog(tools=[]), ""),
+        Asker(AnthropicProvider(ProviderSettings(model="claude-opus-4-8")), Catalog(tools=[])),
         search,
     )
     client = DeferredArm(
-        "deferred", OpenAIProvider(ProviderSettings(model="gpt-5.4"), Catalog(tools=[]), ""), search
+        "deferred", Asker(OpenAIProvider(ProviderSettings(model="gpt-5.4")), Catalog(tools=[])), search
     )
     assert server.server_side and server.requests_per_job == 1 + MAX_CONTINUATIONS == 3
     assert not client.server_side and client.requests_per_job == 2

@@ -101,8 +101,10 @@ def test_server_names_are_unique(tmp_path: Path) -> None:
 
 
 def test_servers_are_required(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"servers.*at least 1"):
-        load_config(write(tmp_path / "c.yaml", "servers: []\n"))
+    with pytest.raises(ConfigError, match=r"\(servers\): required"):
+        load_config(write(tmp_path / "c.yaml", "fixtures: f.yaml\n"))
+    # An empty list is for contract cases that each name their own server (tests/contract/test_compat.py).
+    assert load_config(write(tmp_path / "e.yaml", "servers: []\n")).servers == []
     with pytest.raises(ConfigError, match="must be a mapping"):
         load_config(write(tmp_path / "d.yaml", "- just a list\n"))
 
@@ -212,3 +214,36 @@ def test_an_env_variable_with_a_line_break_is_bad_input_too(
         and "(servers[0].env.API_TOKEN): environment variable TOKEN holds a line break" in result.err
     )
     assert "abc" not in result.err
+
+
+def test_a_default_is_used_when_the_variable_is_unset_or_empty() -> None:
+    assert expand_variables("${MEMORY:-/tmp/m.json}", what="a", environ={}) == "/tmp/m.json"
+    assert expand_variables("${MEMORY:-/tmp/m.json}", what="a", environ={"MEMORY": ""}) == "/tmp/m.json"
+    assert expand_variables("${MEMORY:-/tmp/m.json}", what="a", environ={"MEMORY": "/x"}) == "/x"
+    assert expand_variables("${EMPTY_DEFAULT:-}", what="a", environ={}) == ""
+    assert expand_variables("$${NOT:-expanded}", what="a", environ={}) == "${NOT:-expanded}"
+    assert unset_variables("${A:-a}${B}", {}) == ["B"]
+    with pytest.raises(ConfigError, match=r"^servers\.s\.args\[0\]: environment variable B is not set"):
+        expand_variables("${A:-a}${B}", what="servers.s.args[0]", environ={})
+
+
+def test_check_variables_covers_args_and_accepts_defaults(tmp_path: Path) -> None:
+    config = load_config(
+        write(
+            tmp_path / "mcp-evals.yaml",
+            """
+            servers:
+              - name: memory
+                command: node
+                args: ["${MEMORY_SERVER:-server.js}", "--data", "${DATA_DIR}"]
+            """,
+        )
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"mcp-evals\.yaml:4 \(servers\[0\]\.args\[2\]\): environment variable DATA_DIR is not set",
+    ) as error:
+        config.check_variables(environ={})
+    assert error.value.hint == "export DATA_DIR=… before running, or remove ${DATA_DIR} from the config"
+    config.check_variables(environ={"DATA_DIR": "/data"})
+    assert config.servers[0].args[0] == "${MEMORY_SERVER:-server.js}"  # expanded only when starting

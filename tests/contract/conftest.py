@@ -39,7 +39,9 @@ def everything(**extra: Any) -> dict[str, Any]:
 
 def no_keys() -> dict[str, str]:
     return {
-        key: value for key, value in os.environ.items() if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL")
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "LLM_JUDGE_API_KEY", "LLM_JUDGE_BASE_URL")
     }
 
 

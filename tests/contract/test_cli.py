@@ -339,6 +339,60 @@ def test_runs_record_the_commit(tmp_path: Path) -> None:
     assert git_sha(tmp_path, {}) is None
 
 
+def test_validate_reports_every_problem_of_every_case(
+    live: Project, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MCP_EVALS_TEST_UNSET", raising=False)
+    live.case("typo", [{"id": "t", "tool": "wether", "input": {"city": "x"}}])
+    live.case("no start", [{"id": "x", "tool": "pid"}], server={"command": "mcp-evals-no-such-binary"})
+    live.case("nor this", [{"id": "x", "tool": "pid"}], server={"command": "mcp-evals-no-such-binary"})
+    outcome = contract(capsys, "validate", "--config", live.config_path)
+    assert outcome.code == 1  # every case file loaded: the problems are checks that failed
+    lines = outcome.out.splitlines()
+    assert any("typo.yaml:" in line and "the server lists no tool 'wether'" in line for line in lines)
+    started = [line for line in lines if "the server could not be started or read" in line]
+    assert len(started) == 2  # each case has a server of its own, and each is reported
+    assert all("command not found: 'mcp-evals-no-such-binary'" in line for line in started)
+    assert "(cases 'no start')" in outcome.out and "(cases 'nor this')" in outcome.out
+    assert lines[-1] == (
+        "FAILED: 3 cases: 1 checked against a catalog, 2 whose server cannot be started; 3 problems"
+    )
+
+    live.case(
+        "unset",
+        [{"id": "x", "tool": "pid"}],
+        server={"command": "python3", "args": ["${MCP_EVALS_TEST_UNSET}"]},
+    )
+    (live.cases_dir / "broken.yaml").write_text("name: broken\nsteps:\n  - id: a\n    tol: t\n", "utf-8")
+    (live.cases_dir / "z-twin.yaml").write_text("name: typo\nsteps: [{id: a, tool: t}]\n", "utf-8")
+    again = contract(capsys, "validate", "--config", live.config_path)
+    assert again.code == 3  # cases that `contract` would refuse to run are bad input, reported with the rest
+    assert "broken.yaml:4 (steps[0].tol): unknown key" in again.out
+    assert "z-twin.yaml:1 (name): the case name 'typo' is also used by" in again.out
+    assert "(server.args[0]): environment variable MCP_EVALS_TEST_UNSET is not set" in again.out
+    assert "hint: export MCP_EVALS_TEST_UNSET=… before running" in again.out
+    assert "the server lists no tool 'wether'" in again.out
+    assert again.out.count("the server could not be started or read") == 2
+    assert again.out.splitlines()[-1] == (
+        "FAILED: 4 cases: 1 checked against a catalog, 3 whose server cannot be started; 6 problems"
+    )
+
+
+def test_validate_reports_a_config_server_that_does_not_start_once(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project.config([{"name": "gone", "command": "mcp-evals-no-such-binary"}])
+    project.case("first", [{"id": "x", "tool": "pid"}])
+    project.case("second", [{"id": "x", "tool": "pid"}])
+    outcome = contract(capsys, "validate", "--config", project.config_path)
+    assert outcome.code == 1
+    [line] = [line for line in outcome.out.splitlines() if "could not be started" in line]
+    assert "and 1 more (server): the server could not be started or read (cases 'first', 'second')" in line
+    assert outcome.out.splitlines()[-1] == (
+        "FAILED: 2 cases: 0 checked against a catalog, 2 whose server cannot be started; 1 problem"
+    )
+
+
 def test_a_scaffolded_case_says_what_to_fill_in(project: Project, capsys: pytest.CaptureFixture[str]) -> None:
     """`serve`'s scaffold_fixture gives every required parameter a placeholder: validate lists each as
     not written yet (and nothing else), a run fails the step without calling the tool, and once the

@@ -225,3 +225,61 @@ def test_each_run_is_stored_whole_and_in_rows(project: Project, monkeypatch: pyt
     with pytest.raises(ConfigError, match=f"run {run.run_id} is already recorded"):
         store.record(run)  # the same run twice: refused, and nothing half-written
     assert len(store.summaries()) == 1
+
+
+def test_histories_opened_together_on_a_fresh_folder_are_all_complete(tmp_path: Path) -> None:
+    """Ten `mcp-evals contract` started together: the tables and the schema version are created in one
+    write transaction and read in one statement, so no opener sees tables of "version 0" (3-4 of 120
+    runs did, and were not recorded). Threads with their own connections race as processes do."""
+    import threading
+
+    failures: list[str] = []
+    for round_number in range(30):
+        database = tmp_path / f"round-{round_number}" / "history.db"
+        barrier = threading.Barrier(10)
+
+        def open_it(database: Path = database, barrier: threading.Barrier = barrier) -> None:
+            barrier.wait()
+            try:
+                History(database).check()
+            except Exception as error:  # what a user would have seen
+                failures.append(str(error).splitlines()[0])
+
+        threads = [threading.Thread(target=open_it) for _ in range(10)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+    assert failures == []
+
+
+def _immutable(path: Path, on: bool) -> bool:
+    """chattr ±i: read-only even for root (tests run as root, where chmod 444 changes nothing)."""
+    import subprocess
+
+    done = subprocess.run(["chattr", "+i" if on else "-i", str(path)], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def test_a_read_only_history_is_found_before_any_case_runs(
+    project: Project, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(project.root)
+    marker = project.root / "started.txt"
+    server = {
+        "command": PYTHON,
+        "args": ["-c", f"open({str(marker)!r}, 'w').write('started'); import time; time.sleep(30)"],
+    }
+    project.case("live", [{"id": "a", "tool": "status"}], server=server)
+    database = project.root / "history.db"
+    History(database).check()  # an existing, valid history
+    if not _immutable(database, True):
+        pytest.skip("chattr +i is not supported on this file system")
+    try:
+        outcome = contract(capsys, "--db", "history.db")
+    finally:
+        _immutable(database, False)
+    assert outcome.code == 3, outcome.err
+    assert outcome.err.startswith("error: history.db: the history database cannot be written"), outcome.err
+    assert "--no-history" in outcome.err and "delete" not in outcome.err
+    assert not marker.exists()  # no server was started

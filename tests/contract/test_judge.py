@@ -33,7 +33,9 @@ def fake() -> Iterator[FakeOpenAI]:
 
 
 def environ(fake: FakeOpenAI | None) -> dict[str, str]:
-    values = {key: value for key, value in os.environ.items() if not key.startswith("OPENAI_")}
+    values = {
+        key: value for key, value in os.environ.items() if not key.startswith(("OPENAI_", "LLM_JUDGE_"))
+    }
     if fake is not None:
         assert fake.key is not None
         values.update({"OPENAI_API_KEY": fake.key, "OPENAI_BASE_URL": f"{fake.base_url}/v1"})
@@ -158,7 +160,7 @@ def test_the_cli_budget_flag_and_a_missing_key(
 ) -> None:
     from support.validate_helpers import run_main
 
-    for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+    for key in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "LLM_JUDGE_API_KEY", "LLM_JUDGE_BASE_URL"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.chdir(project.root)
     judged_case(project, "GOOD morning")
@@ -166,3 +168,25 @@ def test_the_cli_budget_flag_and_a_missing_key(
     assert outcome.code == 0
     assert "SKIP  judged GOOD morning" in outcome.out
     assert "skipped answer: llm_judge — OPENAI_API_KEY is not set: the judge was not asked" in outcome.out
+
+
+def test_the_judge_reads_mcp_eval_runners_variables_as_a_pair(project: Project, fake: FakeOpenAI) -> None:
+    judged_case(project, "GOOD morning")
+    assert fake.key is not None
+    runner_pair = {
+        **environ(None),
+        "LLM_JUDGE_API_KEY": fake.key,
+        "LLM_JUDGE_BASE_URL": f"{fake.base_url}/v1",
+        # OpenAI's pair is set too: with LLM_JUDGE_* given it is not read, so this key goes nowhere.
+        "OPENAI_API_KEY": "sk-openai-must-not-be-sent",
+        "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+    }
+    run = project.run(judge=Judge(JudgeOptions(budget_usd=1.0), runner_pair))
+    assert step_of(run, "judged GOOD morning", "answer").status == "passed"
+    [request] = fake.model_requests()
+    assert request.headers.get("authorization") == f"Bearer {fake.key}"
+    # A base URL alone selects the pair: the OpenAI key is never sent to that endpoint.
+    url_only = {**runner_pair}
+    del url_only["LLM_JUDGE_API_KEY"]
+    judge = Judge(JudgeOptions(budget_usd=1.0), url_only)
+    assert judge.key is None and judge.base_url == f"{fake.base_url}/v1"

@@ -17,9 +17,9 @@ import anyio
 import pytest
 
 from conftest import EXAMPLES, Cli, Project
+from mcp_evals.answers import Message
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers.base import Job, ProviderSettings
+from mcp_evals.providers.base import ProviderSettings
 from mcp_evals.providers.lexical import LexicalProvider, idf, required_words, stem, tool_words, unit_score
 from mcp_evals.record.read import read_results
 from mcp_evals.score import Scorecard, score_results
@@ -76,28 +76,28 @@ def test_the_evidence_asked_for_grows_with_the_catalog() -> None:
     assert required_words(8, strictness=1.0) == 3.0
 
 
-def ask(provider: LexicalProvider, query: str) -> list[str]:
-    answer = anyio.run(provider.answer, Job(Fixture(id="q", query=query)), None)
-    return [call.name for call in answer.calls]
+def ask(provider: LexicalProvider, tools: Catalog, query: str) -> list[str]:
+    answer = anyio.run(provider.generate, [Message.user(query)], tools.specs)
+    return [call.name for call in tools.names.resolve(answer).calls]
 
 
 def test_one_shared_word_calls_the_only_tool_and_none_refuses() -> None:
     only: Catalog = catalog(tool("fetch", "web", "Fetches a URL from the internet."))
-    provider = LexicalProvider(ProviderSettings(model="bm25"), only, "")
-    assert ask(provider, "grab that URL for me") == ["fetch"]
-    assert ask(provider, "book a table for two") == []
+    provider = LexicalProvider(ProviderSettings(model="bm25"))
+    assert ask(provider, only, "grab that URL for me") == ["fetch"]
+    assert ask(provider, only, "book a table for two") == []
 
 
 def test_strictness_is_the_knob() -> None:
     two: Catalog = catalog(tool("get_current_time", "time", "Get current time"), tool("convert_time", "time"))
-    lenient = LexicalProvider(ProviderSettings(model="bm25"), two, "")
-    strict = LexicalProvider(ProviderSettings(model="bm25", lexical_strictness=20.0), two, "")
-    assert ask(lenient, "current time please") == ["get_current_time"]
-    assert ask(strict, "current time please") == []
+    lenient = LexicalProvider(ProviderSettings(model="bm25"))
+    strict = LexicalProvider(ProviderSettings(model="bm25", own={"lexical_strictness": 20.0}))
+    assert ask(lenient, two, "current time please") == ["get_current_time"]
+    assert ask(strict, two, "current time please") == []
     # why it called nothing: the evidence against the bar, with the best matches; no list of zeros
-    weak = anyio.run(strict.answer, Job(Fixture(id="q", query="current time please")), None).text
+    weak = anyio.run(strict.generate, [Message.user("current time please")], two.specs).text
     assert weak.startswith("lexical baseline: the best match has ") and "(best get_current_time " in weak
-    none = anyio.run(strict.answer, Job(Fixture(id="q", query="book a table")), None).text
+    none = anyio.run(strict.generate, [Message.user("book a table")], two.specs).text
     assert none == "lexical baseline: no word of the query is in the catalog, so no tool is called"
 
 

@@ -21,10 +21,11 @@ from conftest import HELPDESK, RunCli
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.load import load_config
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers.base import Job, ProviderSettings
+from mcp_evals.providers.base import ProviderSettings
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.openai import OpenAIProvider
 from mcp_evals.record.read import read_results
+from mcp_evals.run.asker import Asker, Job
 from support.llama_cpp import (
     LlamaServer,
     RecordingProxy,
@@ -106,21 +107,21 @@ def test_required_tool_choice_is_a_500_that_the_provider_reads_as_a_forced_tool_
     llama_cpp: LlamaServer, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
 ) -> None:
     select = next(fixture for fixture in helpdesk_fixtures if fixture.kind == "select")
-    provider = OpenAIProvider(
-        ProviderSettings(model="smollm2", base_url=llama_cpp.base_url, timeout=300),
-        helpdesk_catalog,
-        load_config(HELPDESK / "mcp-evals.yaml").system_prompt,  # the run's prefix: llama.cpp reuses it
-    )
+    provider = OpenAIProvider(ProviderSettings(model="smollm2", base_url=llama_cpp.base_url, timeout=300))
+    system_prompt = load_config(
+        HELPDESK / "mcp-evals.yaml"
+    ).system_prompt  # the run's prefix: llama.cpp reuses it
+    asker = Asker(provider, helpdesk_catalog, system_prompt)
 
     async def ask() -> None:
         try:
             with pytest.raises(ProviderFailure) as rejected:
-                await provider.answer(Job(select), "forced")
+                await asker.ask(Job(select), "forced")
             failure = rejected.value
             assert failure.status == 500 and failure.rejects_forced_tool_choice and not failure.transient
             empty = 'HTTP 500 internal_server_error: in answer to tool_choice "required" (x-request-id '
             assert failure.message.startswith(empty)  # the server's own message is empty
-            answer = await provider.answer(Job(select), "auto_instructed")  # the runner's fallback
+            answer = await asker.ask(Job(select), "auto_instructed")  # the runner's fallback
             assert answer.stop_reason in ("tool_calls", "stop") and answer.usage.input_tokens > 0
         finally:
             await provider.aclose()

@@ -5,21 +5,40 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from typing import Any
 
 import anyio
 import pytest
 
-from fakes.fake_anthropic import API_KEY, Call, FakeAnthropic, Text
+from fakes.fake_anthropic import API_KEY, Call, FakeAnthropic
+from fakes.fake_anthropic import Text as Says
 from fakes.fake_openai import FakeOpenAI, RawArguments
+from mcp_evals.answers import (
+    AUTO,
+    FORCED,
+    INSTRUCTED,
+    ONE_TOOL_INSTRUCTION,
+    Answer,
+    GenerateOptions,
+    Message,
+    Text,
+    ToolChoice,
+    ToolResult,
+    ToolSpec,
+    ToolUse,
+)
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.http_headers import parse_retry_after
+from mcp_evals.providers import anthropic as anthropic_api
+from mcp_evals.providers import openai as openai_api
 from mcp_evals.providers.anthropic import AnthropicProvider
-from mcp_evals.providers.base import ONE_TOOL_INSTRUCTION, Job, ProviderSettings, Secret
+from mcp_evals.providers.base import Provider, ProviderSettings, Secret
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.lexical import LexicalProvider
 from mcp_evals.providers.openai import OpenAIProvider
+from mcp_evals.run.asker import Asker
 
 SYSTEM = "Route the request to one tool."
 SEARCH_SCHEMA = {
@@ -62,21 +81,58 @@ def small_catalog() -> Catalog:
 
 SELECT = Fixture(id="find", query="Find the tickets about webhooks", expected_tools=["tickets.search"])
 REFUSE = Fixture(id="flight", query="Book me a flight", kind="refuse")
+CATALOG = small_catalog()
+CACHED = GenerateOptions(cache="prefix")
 
 
-def anthropic(**settings: object) -> AnthropicProvider:
-    return AnthropicProvider(ProviderSettings(model="claude-opus-4-8", **settings), small_catalog(), SYSTEM)  # type: ignore[arg-type]
+def messages(query: str = SELECT.query) -> list[Message]:
+    return [Message.system(SYSTEM), Message.user(query)]
+
+
+def anthropic(
+    fake: FakeAnthropic | None = None, model: str = "claude-opus-4-8", **own: object
+) -> AnthropicProvider:
+    return AnthropicProvider(
+        ProviderSettings(
+            model=model,
+            base_url=fake.base_url if fake else "http://127.0.0.1:9",
+            api_key=Secret(fake.key if fake else API_KEY),
+            own=own,
+        )
+    )
+
+
+def generate(
+    provider: Provider,
+    tool_choice: ToolChoice | None = FORCED,
+    options: GenerateOptions = CACHED,
+    conversation: list[Message] | None = None,
+    tools: tuple[ToolSpec, ...] = CATALOG.specs,
+) -> Answer:
+    async def ask() -> Answer:
+        try:
+            return await provider.generate(conversation or messages(), tools, tool_choice, options)
+        finally:
+            await provider.aclose()
+
+    return anyio.run(ask)
+
+
+def sent(fake: FakeAnthropic | FakeOpenAI, provider: Provider, *args: object, **kwargs: object) -> Any:
+    """The body ``provider.generate`` sent (through the fake API, which checks it as the real one does)."""
+    generate(provider, *args, **kwargs)  # type: ignore[arg-type]
+    return fake.requests[-1].json
 
 
 # -- Anthropic ---------------------------------------------------------------------------------
 
 
 def test_anthropic_body_forces_a_call_and_marks_the_catalog_and_system_prompt_for_caching() -> None:
-    provider = anthropic()
-    safe = provider.catalog.names.provider("tickets.search")
+    safe = CATALOG.names.provider("tickets.search")
     assert safe != "tickets.search" and safe.startswith("tickets_search")
 
-    body = provider.build_request(SELECT, "forced").json()
+    with FakeAnthropic() as fake:
+        body = sent(fake, anthropic(fake))
 
     assert body == {
         "model": "claude-opus-4-8",
@@ -105,89 +161,90 @@ def test_anthropic_body_forces_a_call_and_marks_the_catalog_and_system_prompt_fo
     }
 
 
-def test_anthropic_refuse_fixtures_may_answer_without_a_tool() -> None:
-    assert anthropic().build_request(REFUSE, "auto").json()["tool_choice"] == {"type": "auto"}
-    assert anthropic().mode_for(REFUSE, forced_rejected=False) == "auto"
-    assert anthropic().mode_for(SELECT, forced_rejected=False) == "forced"
-    assert anthropic().mode_for(SELECT, forced_rejected=True) == "auto_instructed"
+def test_anthropic_tool_choices_and_which_fixtures_force_a_call() -> None:
+    with FakeAnthropic() as fake:
+        assert sent(fake, anthropic(fake), AUTO)["tool_choice"] == {"type": "auto"}
+        assert sent(fake, anthropic(fake), ToolChoice("tool", "get_ticket"))["tool_choice"] == {
+            "type": "tool",
+            "name": "get_ticket",
+        }
+        assert "tool_choice" not in sent(fake, anthropic(fake), None)  # none sent: the API's default
+    asker = Asker(anthropic(), CATALOG, SYSTEM)
+    assert asker.mode_for(REFUSE, forced_rejected=False) == "auto"
+    assert asker.mode_for(SELECT, forced_rejected=False) == "forced"
+    assert asker.mode_for(SELECT, forced_rejected=True) == "auto_instructed"
+    assert Asker(anthropic(model="claude-opus-5-5"), CATALOG).mode_for(SELECT, forced_rejected=False) == (
+        "auto_instructed"  # a model known to refuse forced tool use
+    )
+    assert ToolChoice.of("auto_instructed") == INSTRUCTED and INSTRUCTED.mode == "auto_instructed"
+    assert ToolChoice.of("forced") == FORCED and FORCED.mode == "forced" and ToolChoice.of(None) is None
 
 
-def test_the_cached_prefix_is_byte_identical_across_fixtures_and_modes() -> None:
-    provider = anthropic()
-    bodies = [
-        provider.build_request(SELECT, "forced").body,
-        provider.build_request(REFUSE, "auto").body,
-        provider.build_request(SELECT, "auto_instructed").body,
-    ]
-    prefix = provider.cache_prefix()
-    tools, system = provider.prefix_parts
+def test_the_cached_prefix_is_byte_identical_across_requests_and_tool_choices() -> None:
+    with FakeAnthropic() as fake:
+        provider = anthropic(fake)
+        for query, choice in ((SELECT.query, FORCED), (REFUSE.query, AUTO), (SELECT.query, INSTRUCTED)):
+            generate(provider, choice, conversation=messages(query))
+        bodies = [request.body for request in fake.requests]
+    tools = bodies[0][bodies[0].index(b'"tools":') : bodies[0].index(b',"system":')]
+    system = json.dumps(json.loads(bodies[0])["system"], separators=(",", ":")).encode()
     for body in bodies:
-        assert tools in body
-        start = body.index(b'"tools":') + len(b'"tools":')
-        assert body[start : start + len(tools)] == tools
+        assert tools in body and system[:-1] in body
     # The fallback instruction comes after the cached system block, so the prefix up to it is unchanged.
-    instructed = bodies[2]
-    assert system[:-1] in instructed
-    blocks = json.loads(instructed)["system"]
-    assert blocks[0] == {"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}
-    assert blocks[1] == {"type": "text", "text": ONE_TOOL_INSTRUCTION}
-    assert json.loads(instructed)["tool_choice"] == {"type": "auto"}
-    assert len(prefix) == len(tools) + len(system)
+    instructed = json.loads(bodies[2])
+    assert instructed["system"] == [
+        {"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}},
+        {"type": "text", "text": ONE_TOOL_INSTRUCTION},
+    ]
+    assert instructed["tool_choice"] == {"type": "auto"}
 
 
 def test_without_prompt_caching_no_cache_control_is_sent() -> None:
-    body = anthropic(prompt_caching=False).build_request(SELECT, "forced").json()
+    with FakeAnthropic() as fake:
+        body = sent(fake, anthropic(fake), FORCED, GenerateOptions(cache="off"))
     assert all("cache_control" not in tool for tool in body["tools"])
     assert "cache_control" not in body["system"][0]
 
 
 def test_temperature_is_only_sent_where_the_api_accepts_it() -> None:
-    assert anthropic(temperature=0.0).build_request(SELECT, "forced").json()["temperature"] == 0.0
-    newer = anthropic(temperature=0.0, anthropic_version="2026-10-21")
-    assert "temperature" not in newer.build_request(SELECT, "forced").json()
-    assert "temperature 0.0 was not sent" in newer.notes()[0]
-    thinking = AnthropicProvider(
-        ProviderSettings(model="claude-opus-5-5", temperature=0.2), small_catalog(), SYSTEM
-    )
-    assert "temperature" not in thinking.build_request(SELECT, "auto").json()
-
-
-def answer_via_fake(provider: AnthropicProvider | OpenAIProvider, fixture: Fixture = SELECT) -> object:
-    async def ask() -> object:
-        try:
-            return await provider.answer(Job(fixture), provider.mode_for(fixture, forced_rejected=False))
-        finally:
-            await provider.aclose()
-
-    return anyio.run(ask)
-
-
-def test_anthropic_headers_carry_the_key_and_version_and_map_names_back() -> None:
+    warm = GenerateOptions(temperature=0.0, cache="prefix")
     with FakeAnthropic() as fake:
-        provider = anthropic(
-            base_url=fake.base_url, api_key=Secret(API_KEY), anthropic_version="2026-10-21", temperature=0.5
-        )
-        safe = provider.catalog.names.provider("tickets.search")
+        assert sent(fake, anthropic(fake), FORCED, warm)["temperature"] == 0.0
+        newer = anthropic(fake, anthropic_version="2026-10-21")
+        assert "temperature" not in sent(fake, newer, FORCED, warm)  # the fake refuses it with a 400
+        assert "temperature 0.0 was not sent" in newer.notes(warm)[0]
+        thinking = anthropic(fake, model="claude-opus-5-5")
+        assert "temperature" not in sent(fake, thinking, AUTO, GenerateOptions(temperature=0.2))
+    assert anthropic().notes(GenerateOptions(temperature=0.5)) == []
+
+
+def test_anthropic_headers_carry_the_key_and_version_and_names_map_back() -> None:
+    with FakeAnthropic() as fake:
+        provider = anthropic(fake, anthropic_version="2026-10-21")
+        safe = CATALOG.names.provider("tickets.search")
         fake.answers[SELECT.query] = [
-            Text("Searching."),
+            Says("Searching."),
             Call(safe, {"query": "webhooks"}),
             Call("no_such_tool"),
         ]
-        answer = answer_via_fake(provider)
+        answer = CATALOG.names.resolve(generate(provider, options=GenerateOptions(temperature=0.5)))
         request = fake.requests[-1]
     assert request.headers["x-api-key"] == API_KEY
     assert request.headers["anthropic-version"] == "2026-10-21"
     assert request.headers["content-type"] == "application/json"
     assert API_KEY.encode() not in request.body
-    assert [call.name for call in answer.calls] == ["tickets.search", "no_such_tool"]  # type: ignore[attr-defined]
-    assert answer.calls[0].provider_name == safe and answer.calls[0].arguments == {"query": "webhooks"}  # type: ignore[attr-defined]
-    assert answer.calls[1].known is False  # type: ignore[attr-defined]
-    assert answer.text == "Searching." and answer.stop_reason == "tool_use"  # type: ignore[attr-defined]
-    assert answer.request_id and answer.request_id.startswith("req_")  # type: ignore[attr-defined]
+    assert [call.name for call in answer.calls] == ["tickets.search", "no_such_tool"]
+    assert answer.calls[0].provider_name == safe and answer.calls[0].arguments == {"query": "webhooks"}
+    assert answer.calls[1].known is False
+    assert answer.text == "Searching." and answer.stop_reason == "tool_use"
+    assert answer.request_id and answer.request_id.startswith("req_")
+    assert answer.message is not None and [use.name for use in answer.message.tool_uses] == [
+        safe,
+        "no_such_tool",
+    ]
 
 
 def test_thinking_blocks_before_tool_use_are_skipped_by_type() -> None:
-    provider = anthropic()
     message = {
         "type": "message",
         "content": [
@@ -203,10 +260,13 @@ def test_thinking_blocks_before_tool_use_are_skipped_by_type() -> None:
             "cache_read_input_tokens": None,
         },
     }
-    answer = provider.parse_response(200, {"request-id": "req_9"}, json.dumps(message).encode())
+    answer = anthropic_api.parse_response(
+        200, {"request-id": "req_9"}, json.dumps(message).encode(), CATALOG.specs
+    )
     assert [(call.name, call.arguments) for call in answer.calls] == [("get_ticket", {"ticket_id": "T-1"})]
     assert answer.usage.cache_write_tokens == 100 and answer.usage.cache_read_tokens == 0
     assert answer.request_id == "req_9"
+    assert answer.message is not None and answer.message.raw == message["content"]  # sent back as it is
 
 
 @pytest.mark.parametrize(
@@ -242,27 +302,21 @@ def test_anthropic_errors_are_classified(
     body = json.dumps(
         {"type": "error", "error": {"type": error_type, "message": message}, "request_id": "req_e"}
     )
-    failure = anthropic().classify_error(status, headers, body.encode())
+    failure = anthropic_api.classify_response(status, headers, body.encode())
     assert (failure.kind, failure.transient, failure.retry_after) == expected
     assert failure.request_id == "req_e"
     assert failure.stops_run is (not expected[1])
 
 
 def test_a_rejected_forced_tool_choice_is_recognised() -> None:
-    body = {
-        "type": "error",
-        "error": {
-            "type": "invalid_request_error",
-            "message": "tool_choice.type: 'any' is not supported with this model",
-        },
-    }
-    failure = anthropic().classify_error(400, {}, json.dumps(body).encode())
-    assert failure.rejects_forced_tool_choice and failure.kind == "invalid_request"
+    with FakeAnthropic() as fake, pytest.raises(ProviderFailure) as raised:
+        generate(anthropic(fake, model="claude-opus-5-5"), FORCED)
+    assert raised.value.rejects_forced_tool_choice and raised.value.kind == "invalid_request"
 
 
 def test_a_non_json_success_body_is_a_transient_invalid_response() -> None:
     with pytest.raises(ProviderFailure) as caught:
-        anthropic().parse_response(200, {}, b'{"content": [')
+        anthropic_api.parse_response(200, {}, b'{"content": [', CATALOG.specs)
     assert caught.value.kind == "invalid_response" and caught.value.transient
 
 
@@ -298,9 +352,13 @@ def test_a_key_from_the_environment_is_trimmed_and_one_no_header_can_carry_is_re
 
 def test_a_request_that_cannot_be_sent_is_fatal_and_never_shows_the_key() -> None:
     with FakeAnthropic() as fake:
-        provider = anthropic(base_url=fake.base_url, api_key=Secret("sk-ant-secret\nvalue"))
+        provider = AnthropicProvider(
+            ProviderSettings(
+                model="claude-opus-4-8", base_url=fake.base_url, api_key=Secret("sk-ant-secret\nvalue")
+            )
+        )
         with pytest.raises(ProviderFailure) as raised:
-            anyio.run(provider.answer, Job(SELECT), "forced")
+            generate(provider)
         assert not fake.requests
     failure = raised.value
     assert not failure.transient and failure.stops_run and failure.kind == "invalid_request"
@@ -310,55 +368,63 @@ def test_a_request_that_cannot_be_sent_is_fatal_and_never_shows_the_key() -> Non
 # -- OpenAI-compatible -------------------------------------------------------------------------
 
 
-def openai(model: str = "gpt-4.1", **settings: object) -> OpenAIProvider:
-    return OpenAIProvider(ProviderSettings(model=model, **settings), small_catalog(), SYSTEM)  # type: ignore[arg-type]
+def openai(fake: FakeOpenAI | None = None, model: str = "gpt-4.1") -> OpenAIProvider:
+    base_url = f"{fake.base_url}/v1" if fake else "http://127.0.0.1:9"
+    return OpenAIProvider(
+        ProviderSettings(model=model, base_url=base_url, api_key=Secret(fake.key or "") if fake else None)
+    )
 
 
 def test_openai_body_uses_functions_and_required_tool_choice() -> None:
-    provider = openai(temperature=0.0)
-    safe = provider.catalog.names.provider("tickets.search")
-    body = provider.build_request(SELECT, "forced").json()
-    assert body["model"] == "gpt-4.1" and body["max_tokens"] == 1024 and body["temperature"] == 0.0
-    assert body["tool_choice"] == "required"
-    assert body["tools"][0] == {
-        "type": "function",
-        "function": {"name": safe, "description": "Find tickets by words.", "parameters": SEARCH_SCHEMA},
-    }
-    assert body["messages"] == [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": SELECT.query},
-    ]
-    assert provider.build_request(REFUSE, "auto").json()["tool_choice"] == "auto"
-    instructed = provider.build_request(SELECT, "auto_instructed").json()
+    safe = CATALOG.names.provider("tickets.search")
+    with FakeOpenAI() as fake:
+        body = sent(fake, openai(fake), FORCED, GenerateOptions(temperature=0.0))
+        assert body["model"] == "gpt-4.1" and body["max_tokens"] == 1024 and body["temperature"] == 0.0
+        assert body["tool_choice"] == "required"
+        assert body["tools"][0] == {
+            "type": "function",
+            "function": {"name": safe, "description": "Find tickets by words.", "parameters": SEARCH_SCHEMA},
+        }
+        assert body["messages"] == [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": SELECT.query},
+        ]
+        assert sent(fake, openai(fake), AUTO)["tool_choice"] == "auto"
+        named = sent(fake, openai(fake), ToolChoice("tool", "get_ticket"))["tool_choice"]
+        assert named == {"type": "function", "function": {"name": "get_ticket"}}
+        instructed = sent(fake, openai(fake), INSTRUCTED)
     assert instructed["messages"] == [  # one system message, so the tools+system prefix never changes
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": f"{SELECT.query}\n\n{ONE_TOOL_INSTRUCTION}"},
     ]
+    assert instructed["tool_choice"] == "auto"
 
 
 def test_reasoning_models_get_max_completion_tokens_and_no_temperature() -> None:
-    body = openai("gpt-5.4", temperature=0.0).build_request(SELECT, "forced").json()
+    options = GenerateOptions(temperature=0.0)
+    with FakeOpenAI() as fake:  # the fake refuses max_tokens and temperature for reasoning models
+        body = sent(fake, openai(fake, "gpt-5.4"), FORCED, options)
     assert body["max_completion_tokens"] == 1024 and "max_tokens" not in body and "temperature" not in body
+    assert "temperature 0.0 was not sent" in openai(model="gpt-5.4").notes(options)[0]
 
 
 def test_openai_arguments_arrive_as_a_string_and_invalid_json_is_kept_not_fatal() -> None:
     with FakeOpenAI() as fake:
-        provider = openai("gpt-5.4", base_url=fake.base_url + "/v1", api_key=Secret(fake.key or ""))
         fake.answers[SELECT.query] = [
             RawArguments("get_ticket", '{"ticket_id": "T-1"'),
             RawArguments("get_ticket", '{"ticket_id": "T-2"}'),
         ]
-        answer = answer_via_fake(provider)
+        answer = generate(openai(fake, "gpt-5.4"))
         request = fake.requests[-1]
     assert request.headers["authorization"] == f"Bearer {fake.key}"
-    first, second = answer.calls  # type: ignore[attr-defined]
+    first, second = answer.calls
     assert (
         first.name == "get_ticket"
         and first.arguments is None
         and first.raw_arguments == '{"ticket_id": "T-1"'
     )
     assert second.arguments == {"ticket_id": "T-2"} and second.raw_arguments is None
-    assert answer.request_id.startswith("req_")  # type: ignore[attr-defined]
+    assert answer.request_id is not None and answer.request_id.startswith("req_")
 
 
 def test_openai_cached_tokens_are_part_of_prompt_tokens() -> None:
@@ -370,7 +436,7 @@ def test_openai_cached_tokens_are_part_of_prompt_tokens() -> None:
             "prompt_tokens_details": {"cached_tokens": 1536},
         },
     }
-    answer = openai().parse_response(200, {"x-request-id": "r"}, json.dumps(body).encode())
+    answer = openai_api.parse_response(200, {"x-request-id": "r"}, json.dumps(body).encode(), CATALOG.specs)
     assert (answer.usage.input_tokens, answer.usage.cache_read_tokens, answer.usage.output_tokens) == (
         464,
         1536,
@@ -411,7 +477,7 @@ def test_openai_cached_tokens_are_part_of_prompt_tokens() -> None:
     ],
 )
 def test_openai_errors_are_classified(status: int, error: dict[str, str], expected: tuple[str, bool]) -> None:
-    failure = openai().classify_error(
+    failure = openai_api.classify_response(
         status, {"x-request-id": "req_x"}, json.dumps({"error": error}).encode()
     )
     assert (failure.kind, failure.transient) == expected
@@ -421,28 +487,75 @@ def test_openai_errors_are_classified(status: int, error: dict[str, str], expect
 def test_an_openai_compatible_500_to_a_forced_request_is_a_forced_tool_rejection() -> None:
     # llama-cpp-python's server crashes on tool_choice "required": an empty 500 (see test_llama_cpp.py)
     body = json.dumps({"error": {"message": "", "type": "internal_server_error"}}).encode()
-    forced = openai().classify_error(500, {}, body, mode="forced")
+    forced = openai_api.classify_response(500, {}, body, FORCED)
     assert forced.rejects_forced_tool_choice and not forced.transient and forced.status == 500
     assert forced.message == 'HTTP 500 internal_server_error: in answer to tool_choice "required"'
-    for mode in ("auto", "auto_instructed", None):  # not forced: an ordinary server error, retried
-        failure = openai().classify_error(500, {}, body, mode=mode)
+    for choice in (AUTO, INSTRUCTED, None):  # not forced: an ordinary server error, retried
+        failure = openai_api.classify_response(500, {}, body, choice)
         assert not failure.rejects_forced_tool_choice and failure.transient
+
+
+def test_both_apis_carry_a_conversation_of_tool_results_from_the_same_messages() -> None:
+    # The neutral messages of a two-step conversation, as compare's arms and sessions build them.
+    first_call = ToolUse("call_1", "get_ticket", {"ticket_id": "T-1"})
+    conversation = [
+        *messages(),
+        Message.assistant([Text("Looking."), first_call]),
+        Message.user([ToolResult("call_1", "T-1 is open")]),
+    ]
+    with FakeAnthropic() as fake:  # the fakes refuse a tool result that answers no call (a 400)
+        body = sent(fake, anthropic(fake), AUTO, conversation=conversation)
+    assert body["messages"][1:] == [
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Looking."},
+                {"type": "tool_use", "id": "call_1", "name": "get_ticket", "input": {"ticket_id": "T-1"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "T-1 is open"}],
+        },
+    ]
+    with FakeOpenAI() as fake:
+        body = sent(fake, openai(fake), AUTO, conversation=conversation)
+    assert body["messages"][2:] == [
+        {
+            "role": "assistant",
+            "content": "Looking.",
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_ticket", "arguments": '{"ticket_id": "T-1"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "T-1 is open"},
+    ]
+
+
+def test_extras_are_added_to_the_body_as_they_are() -> None:
+    extras = GenerateOptions(extras={"metadata": {"user_id": "eval"}})
+    with FakeAnthropic() as fake:
+        assert sent(fake, anthropic(fake), AUTO, extras)["metadata"] == {"user_id": "eval"}
+    with FakeOpenAI() as fake:
+        assert sent(fake, openai(fake), AUTO, GenerateOptions(extras={"seed": 7}))["seed"] == 7
 
 
 # -- the lexical baseline ----------------------------------------------------------------------
 
 
 def test_the_lexical_baseline_picks_by_words_and_refuses_below_its_threshold() -> None:
-    provider = LexicalProvider(
-        ProviderSettings(model="bm25", lexical_strictness=1.0), small_catalog(), SYSTEM
-    )
+    provider = LexicalProvider(ProviderSettings(model="bm25", own={"lexical_strictness": 1.0}))
     assert provider.lexical and not provider.uses_network
-    found = anyio.run(provider.answer, Job(SELECT), None)
+    found = CATALOG.names.resolve(generate(provider, None))
     assert [call.name for call in found.calls] == ["tickets.search"]
     assert found.text.startswith("lexical baseline:")
-    declined = anyio.run(provider.answer, Job(Fixture(id="x", query="Bake a cake"), 0), None)
+    declined = generate(provider, None, conversation=messages("Bake a cake"))
     assert declined.calls == [] and "no word of the query is in the catalog" in declined.text
-    again = anyio.run(provider.answer, Job(SELECT), None)
+    again = CATALOG.names.resolve(generate(provider, None))
     assert again.calls == found.calls and again.text == found.text  # deterministic
 
 
@@ -459,7 +572,7 @@ ODD_USAGE = [
 def test_anthropic_odd_usage_is_a_transient_invalid_response(usage: dict[str, object]) -> None:
     body = {"content": [{"type": "tool_use", "id": "t", "name": "get_ticket", "input": {}}], "usage": usage}
     with pytest.raises(ProviderFailure) as caught:
-        anthropic().parse_response(200, {}, json.dumps(body).encode())
+        anthropic_api.parse_response(200, {}, json.dumps(body).encode(), CATALOG.specs)
     assert caught.value.kind == "invalid_response" and caught.value.transient
 
 
@@ -475,12 +588,12 @@ def test_anthropic_odd_usage_is_a_transient_invalid_response(usage: dict[str, ob
 )
 def test_openai_malformed_answers_are_dropouts_never_missed_actions(body: dict[str, object]) -> None:
     with pytest.raises(ProviderFailure) as caught:
-        openai().parse_response(200, {}, json.dumps(body).encode())
+        openai_api.parse_response(200, {}, json.dumps(body).encode(), CATALOG.specs)
     assert caught.value.kind == "invalid_response" and caught.value.transient
 
 
 def test_anthropic_a_content_block_that_is_not_an_object_is_malformed() -> None:
     body = {"content": ["tool_use"], "usage": {"input_tokens": 1, "output_tokens": 1}}
     with pytest.raises(ProviderFailure) as caught:
-        anthropic().parse_response(200, {}, json.dumps(body).encode())
+        anthropic_api.parse_response(200, {}, json.dumps(body).encode(), CATALOG.specs)
     assert caught.value.kind == "invalid_response"

@@ -134,10 +134,11 @@ def test_each_entry_says_what_its_class_can_do(entry: ProviderEntry) -> None:
     provider_class = entry.load()
     assert provider_class.name == entry.name
     assert entry.paid == provider_class.uses_network
-    assert entry.sessions == provider_class.supports_turns
-    assert entry.conversation == provider_class.supports_conversation
+    # one call, generate: every provider behind an API takes a whole conversation (free text, several
+    # requests for one fixture, a session's turns); one that answers in-process answers one query
+    assert entry.sessions == entry.conversation == provider_class.uses_network
     assert entry.batch == provider_class.supports_batch
-    assert entry.tool_search == provider_class.supports_tool_search
+    assert entry.tool_search == (provider_class.tool_search_requests > 0)
 
 
 def test_the_action_and_the_docs_list_the_built_in_providers() -> None:

@@ -77,10 +77,27 @@ def test_sigkill_mid_run_then_resume_finishes_without_redoing_or_losing_a_fixtur
     assert len(raw) == 56  # the file was rewritten: no duplicate lines either
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX here")
-def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(
-    project: Project, anthropic_fake: FakeAnthropic
+def test_resume_keeps_a_last_answer_that_lacks_its_newline(
+    project: Project, anthropic_fake: FakeAnthropic, cli: Cli
 ) -> None:
+    """The twin of the session records' case: a whole last line without its newline is an answer (a run
+    that starts rewrites the file whole, header and kept answers, so nothing is appended to it)."""
+    assert cli("run", "--config", project.config, "--results", project.results).code == 0
+    project.results.write_bytes(project.results.read_bytes().rstrip(b"\n"))
+    asked = len(anthropic_fake.model_requests())
+    resumed = cli("run", "--config", project.config, "--results", project.results, "--resume")
+    assert resumed.code == 0, resumed.err
+    assert len(anthropic_fake.model_requests()) == asked  # all 56 kept, none asked again
+    final = read_results(project.results)
+    assert len(final.results) == 56 and all(row.reached for row in final.results)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX here")
+@pytest.mark.parametrize(("sent", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["INT", "TERM"])
+def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(
+    project: Project, anthropic_fake: FakeAnthropic, sent: signal.Signals, code: int
+) -> None:
+    """Ctrl-C, and SIGTERM (what CI time-outs send) the same way."""
     anthropic_fake.latency = 0.1
     command = ["run", "--config", project.config, "--results", project.results, "--concurrency", "1"]
     process = subprocess.Popen(
@@ -94,12 +111,12 @@ def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(
         deadline = time.monotonic() + 30
         while finished_lines(project.results) < 3 and time.monotonic() < deadline:
             time.sleep(0.02)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(sent)
         _, stderr = process.communicate(timeout=10)
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 130
+    assert process.returncode == code
     assert "stopped, " in stderr and "mcp-evals run --resume" in stderr and "Traceback" not in stderr
     assert 3 <= sum(row.reached for row in read_results(project.results).results) < 56
 

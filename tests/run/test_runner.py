@@ -12,16 +12,18 @@ import anyio
 import pytest
 
 from fakes.fake_anthropic import FakeAnthropic
-from fakes.fake_http import Drop, Malformed, Slow, Truncated, after, query_is
+from fakes.fake_http import Drop, Malformed, Reply, Slow, Truncated, after, query_is
 from fakes.fake_openai import FakeOpenAI, RawArguments
+from mcp_evals.answers import GenerateOptions
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.anthropic import AnthropicProvider
-from mcp_evals.providers.base import Provider, ProviderSettings, Secret
+from mcp_evals.providers.base import ProviderSettings, Secret
 from mcp_evals.providers.openai import OpenAIProvider
 from mcp_evals.providers.pricing import find_price
 from mcp_evals.record.model import FixtureResult
 from mcp_evals.record.read import read_results
+from mcp_evals.run.asker import Asker
 from mcp_evals.run.plan import plan_fixtures, shard_fixtures
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.retry import AdaptiveLimiter, RetryPolicy
@@ -49,7 +51,7 @@ class Run:
 
 def run_fixtures(
     tmp_path: Path,
-    provider: Provider,
+    asker: Asker,
     fixtures: list[Fixture],
     *,
     samples: int = 1,
@@ -65,32 +67,48 @@ def run_fixtures(
         concurrency=concurrency,
         retry=retry,
         budget_usd=budget,
-        price=find_price(provider.settings.model),
+        price=find_price(asker.model),
         **settings,
     )
     with progress_path.open("w") as stream:
         progress = Progress(len(fixtures) * samples, stream=stream, tty=False, interval=0.0)
         outcome = anyio.run(
-            lambda: run_loop(provider, fixtures, path, run_settings, samples=samples, progress=progress)
+            lambda: run_loop(
+                asker.provider,
+                asker.catalog,
+                fixtures,
+                path,
+                run_settings,
+                system_prompt=asker.system_prompt,
+                options=asker.options,
+                samples=samples,
+                progress=progress,
+            )
         )
     results = read_results(path)
     return Run(outcome, results.results, path, progress_path.read_text())
 
 
 def anthropic_for(
-    fake: FakeAnthropic, catalog: Catalog, model: str = "claude-opus-4-8", **settings: Any
-) -> AnthropicProvider:
-    return AnthropicProvider(
-        ProviderSettings(
-            model=model,
-            base_url=fake.base_url,
-            api_key=Secret(fake.key),
-            timeout=settings.pop("timeout", 5.0),
-            **settings,
-        ),
-        catalog,
-        "Route helpdesk requests to one tool.",
+    fake: FakeAnthropic,
+    catalog: Catalog,
+    model: str = "claude-opus-4-8",
+    *,
+    timeout: float = 5.0,
+    max_tokens: int = 1024,
+    caching: bool = True,
+) -> Asker:
+    provider = AnthropicProvider(
+        ProviderSettings(model=model, base_url=fake.base_url, api_key=Secret(fake.key), timeout=timeout)
     )
+    options = GenerateOptions(max_tokens=max_tokens, cache="prefix" if caching else "off")
+    return Asker(provider, catalog, "Route helpdesk requests to one tool.", options)
+
+
+def openai_for(fake: FakeOpenAI, catalog: Catalog, model: str) -> Asker:
+    key = Secret(fake.key) if fake.key else None
+    provider = OpenAIProvider(ProviderSettings(model=model, base_url=fake.base_url + "/v1", api_key=key))
+    return Asker(provider, catalog, "Route.", GenerateOptions(cache="prefix"))
 
 
 @pytest.fixture
@@ -215,11 +233,7 @@ def test_openai_insufficient_quota_is_fatal_and_not_retried(
 ) -> None:
     with FakeOpenAI() as fake:
         fake.script(fake.insufficient_quota(), when=after(1), times=None)
-        provider = OpenAIProvider(
-            ProviderSettings(model="gpt-5.4", base_url=fake.base_url + "/v1", api_key=Secret(fake.key or "")),
-            helpdesk_catalog,
-            "Route.",
-        )
+        provider = openai_for(fake, helpdesk_catalog, "gpt-5.4")
         run = run_fixtures(tmp_path, provider, helpdesk_fixtures[:5], concurrency=1)
     assert run.kinds() == Counter({None: 1, "billing": 1, "not_dispatched": 3})
     assert run.by_id[helpdesk_fixtures[1].id].attempts == 1
@@ -352,11 +366,7 @@ def test_openai_runs_record_invalid_arguments_and_cached_prompt_tokens(
     fixtures = helpdesk_fixtures[:5]
     with FakeOpenAI() as fake:
         fake.answers[fixtures[2].query] = RawArguments("get_ticket", "{'ticket_id': T-1}")
-        provider = OpenAIProvider(
-            ProviderSettings(model="gpt-4.1", base_url=fake.base_url + "/v1", api_key=Secret(fake.key or "")),
-            helpdesk_catalog,
-            "Route.",
-        )
+        provider = openai_for(fake, helpdesk_catalog, "gpt-4.1")
         run = run_fixtures(tmp_path, provider, fixtures)
     broken = run.by_id[fixtures[2].id]
     assert broken.reached and broken.calls[0].arguments is None and broken.calls[0].raw_arguments
@@ -370,9 +380,7 @@ def test_an_openai_compatible_server_that_refuses_required_tool_choice_falls_bac
     fixtures = helpdesk_fixtures[:12]
     with FakeOpenAI(key=None) as fake:
         fake.forced_rejecting.add("local-llm")
-        provider = OpenAIProvider(
-            ProviderSettings(model="local-llm", base_url=fake.base_url + "/v1"), helpdesk_catalog, "Route."
-        )
+        provider = openai_for(fake, helpdesk_catalog, "local-llm")
         run = run_fixtures(tmp_path, provider, fixtures)
         choices = [request.json["tool_choice"] for request in fake.model_requests()]
     assert choices.count("required") == 1 and run.outcome.complete and run.outcome.forced_rejected
@@ -381,15 +389,32 @@ def test_an_openai_compatible_server_that_refuses_required_tool_choice_falls_bac
     assert read_results(run.path).header.tool_choice == "auto_instructed"
 
 
+def test_a_server_that_crashes_on_required_tool_choice_falls_back_once_as_llama_cpp_needs(
+    tmp_path: Path, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
+) -> None:
+    # llama-cpp-python's server answers tool_choice "required" with an empty HTTP 500
+    # (tests/providers/test_llama_cpp.py runs the real one where it is installed).
+    fixtures = helpdesk_fixtures[:8]
+    crash = Reply(500, {"error": {"message": "", "type": "internal_server_error"}})
+    with FakeOpenAI(key=None) as fake:
+        fake.script(crash, when=lambda request: request.json.get("tool_choice") == "required", times=None)
+        run = run_fixtures(tmp_path, openai_for(fake, helpdesk_catalog, "smollm2"), fixtures)
+        choices = [request.json["tool_choice"] for request in fake.model_requests()]
+    assert choices.count("required") == 1  # found out once, by the warm-up; never retried as an outage
+    assert run.outcome.complete and run.outcome.forced_rejected
+    selects = {fixture.id for fixture in fixtures if fixture.kind == "select"}
+    assert {result.mode for result in run.results if result.fixture_id in selects} == {"auto_instructed"}
+    [note] = [note for note in read_results(run.path).header.notes if "rejects forced tool use" in note]
+    assert 'in answer to tool_choice "required"' in note
+
+
 def test_a_server_that_accepts_required_but_ignores_it_is_noted_and_its_answers_stand(
     tmp_path: Path, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
 ) -> None:
     fixtures = helpdesk_fixtures[:12]
     with FakeOpenAI(key=None) as fake:
         fake.forced_ignoring.add("local-llm")
-        provider = OpenAIProvider(
-            ProviderSettings(model="local-llm", base_url=fake.base_url + "/v1"), helpdesk_catalog, "Route."
-        )
+        provider = openai_for(fake, helpdesk_catalog, "local-llm")
         run = run_fixtures(tmp_path, provider, fixtures)
     selects = {fixture.id for fixture in fixtures if fixture.kind == "select"}
     ignored = [r for r in run.results if r.fixture_id in selects and not r.calls]

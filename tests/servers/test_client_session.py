@@ -375,6 +375,17 @@ def test_an_import_error_names_the_interpreter_and_the_fix(tmp_path: Path) -> No
     assert "activate the server's virtual environment" in hint and "full path" in hint
 
 
+def test_python_dash_m_of_a_missing_module_gets_the_interpreter_hint_too(tmp_path: Path) -> None:
+    """`python -m package` prints only "…: No module named package" (no traceback) and exits 1."""
+    config = write_config(
+        tmp_path, [{"name": "py", "command": PYTHON, "args": ["-m", "no_such_module_for_mcp_evals"]}]
+    )
+    with pytest.raises(ServerError) as caught:
+        anyio.run(list_server_tools, config.servers[0], config)
+    assert "No module named no_such_module_for_mcp_evals" in str(caught.value)
+    assert f"the interpreter that ran it, {PYTHON}:" in (caught.value.hint or "")
+
+
 def test_an_import_error_of_a_bare_command_names_what_path_found(tmp_path: Path) -> None:
     name = Path(PYTHON).name
     server = {

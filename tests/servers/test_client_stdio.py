@@ -222,3 +222,28 @@ def test_awkward_names_go_through_catalog_snapshot_and_validate(
         assert "7 of 7 tools covered" in checked.out
         assert "[area-not-explicit] tool 'send message'" in checked.out
         assert "unknown-tool" not in checked.out
+
+
+def test_args_expand_variables_and_their_defaults_when_the_server_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MCP_EVALS_TEST_FLAG", raising=False)
+    monkeypatch.setenv("MCP_EVALS_TEST_GREETING", "from-the-caller")
+    server = python_server(
+        "toy_server.py",
+        "${MCP_EVALS_TEST_FLAG:---describe-environment}",
+        env={"GREETING": "${MCP_EVALS_TEST_GREETING}"},
+    )
+    catalog = extract_catalog(write_config(tmp_path, [{"name": "toy", **server}]))
+    seen = json.loads(catalog.get("started_with").description)
+    assert seen["GREETING"] == "from-the-caller"
+    monkeypatch.setenv("MCP_EVALS_TEST_FLAG", "--no-such-flag")
+    with pytest.raises(ServerError, match="exited"):
+        extract_catalog(write_config(tmp_path, [{"name": "toy", **server}]))
+
+
+def test_a_server_asked_for_the_whole_environment_gets_it() -> None:
+    server = ServerConfig(name="s", command="x", env={"A": "${B}"}).with_whole_environment()
+    caller = {"PATH": "/bin", "B": "b", "OPENAI_API_KEY": "k", "USER": "me"}
+    assert server_environment(server, caller) == {**caller, "A": "b"}
+    assert not ServerConfig(name="s", command="x").whole_environment

@@ -298,10 +298,12 @@ def test_the_judge_spends_from_the_one_budget_and_stops_at_it() -> None:
     import anyio
 
     from fakes.fake_anthropic import FakeAnthropic as Fake
+    from mcp_evals.answers import GenerateOptions
     from mcp_evals.catalog.model import Catalog
     from mcp_evals.providers.anthropic import AnthropicProvider
     from mcp_evals.providers.base import ProviderSettings, Secret
     from mcp_evals.providers.pricing import find_price
+    from mcp_evals.run.asker import Asker
     from mcp_evals.run.budget import Budget
     from mcp_evals.run.retry import RetryPolicy
     from mcp_evals.session.judge import JUDGE_SYSTEM, judge_session
@@ -320,7 +322,9 @@ def test_the_judge_spends_from_the_one_budget_and_stops_at_it() -> None:
         settings = ProviderSettings(
             model="claude-haiku-4-5", base_url=fake.base_url, api_key=Secret(fake.key)
         )
-        judge = AnthropicProvider(settings, Catalog(tools=[]), JUDGE_SYSTEM)
+        judge = Asker(
+            AnthropicProvider(settings), Catalog(tools=[]), JUDGE_SYSTEM, GenerateOptions(max_tokens=300)
+        )
         ask = ask_live(judge, RetryPolicy(max_attempts=1), 10)
         price = find_price("claude-haiku-4-5")
         roomy = Budget(1.0, price, 300, spent_usd=0.5)
@@ -398,17 +402,16 @@ def test_a_faulted_call_never_reaches_the_server(
 def test_a_request_reserves_its_counted_size_or_its_estimate_plus_a_quarter() -> None:
     import math
 
-    from mcp_evals.providers.base import HttpRequest
     from mcp_evals.providers.pricing import find_price
     from mcp_evals.providers.tokens import TOOL_USE_PREAMBLE_TOKENS, estimate_tokens
     from mcp_evals.run.budget import Budget
     from mcp_evals.session.loop import reserved_tokens
 
-    request = HttpRequest("/v1/messages", b"x" * 35_000)
+    request = b"x" * 35_000  # a request's messages and tools, as the local estimate counts them
     assert reserved_tokens(request, 1234) == 1234
     assert (
         reserved_tokens(request, None)
-        == math.ceil(estimate_tokens(request.body) * 1.25) + TOOL_USE_PREAMBLE_TOKENS
+        == math.ceil(estimate_tokens(request) * 1.25) + TOOL_USE_PREAMBLE_TOKENS
     )
     price = find_price("claude-opus-4-8")
     assert price is not None

@@ -92,6 +92,28 @@ def test_resume_after_a_kill_runs_only_the_unfinished_sessions(
         fake.stop()
 
 
+def test_resume_keeps_a_finished_last_record_that_lacks_its_newline(
+    tmp_path: Path, ops_url: str, cli: Cli, anthropic_fake: FakeAnthropic
+) -> None:
+    """A whole last line without its newline (a copied or edited file) is a finished session: the
+    rerun keeps it, and appending must not cut it (it did: 1 of 2 sessions, PRELIMINARY)."""
+    script_all(anthropic_fake)
+    tasks = write_tasks(tmp_path, ops_url, [MISSING_JOB, SALESFORCE])
+    out = tmp_path / "out"
+    args = ["session", "--tasks", tasks, "--arm", "A", "--fault", "0", "--budget-usd", "5", "--results", out]
+    assert cli(*args).code == 0
+    path = newest_records_file(out)
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    result = cli(*args)
+    assert result.code == 0, result.err
+    assert "resume: 2 finished session(s) kept" in result.err and "0 to run" in result.err
+    records = read_records(path)
+    assert len([record for record in records.sessions if record.status == "finished"]) == 2
+    summary = summarize(records.headers, records.sessions)
+    assert summary.finished == summary.planned == 2 and not summary.preliminary
+    assert path.read_bytes().endswith(b"\n") and path.read_bytes().count(b"\n") == 4  # 2 headers, 2 sessions
+
+
 def test_the_budget_stops_the_run_before_the_next_request_could_cross_it(
     tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
 ) -> None:

@@ -141,6 +141,24 @@ def test_a_second_run_never_rewrites_the_frozen_test_split(
     assert "the test split is frozen" in result.out
 
 
+def test_an_out_file_the_fixtures_glob_matches_is_appended_to_not_refused(
+    tmp_path: Path, anthropic: FakeAnthropic, model: SynthModel, cli: Cli
+) -> None:
+    """As the docs say, an existing --out is appended to, also when `fixtures:` reads it (it was
+    refused as "the fixture file … would replace it", even with --dry)."""
+    config = write_project(tmp_path, fixtures="fixtures/*.yaml")
+    out = tmp_path / "fixtures" / "synth.yaml"
+    assert synth(cli, config, out).code == 0
+    first_text = out.read_text()
+    assert synth(cli, config, out, "--dry").code == 0
+    model.prefix = "Quick one: "
+    result = synth(cli, config, out)
+    assert result.code == 0, result.err
+    assert out.read_text().startswith(first_text) and len(out.read_text()) > len(first_text)
+    refused = synth(cli, config, config)
+    assert refused.code == 3 and "is also the config file" in refused.err
+
+
 def test_a_malformed_answer_is_retried_then_a_dropout_never_a_crash(
     tmp_path: Path, anthropic: FakeAnthropic, model: SynthModel, cli: Cli
 ) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 
 from mcp_evals._version import __version__
 from mcp_evals.action.context import say
-from mcp_evals.errors import McpEvalsError
+from mcp_evals.errors import McpEvalsError, user_facing
 from mcp_evals.github import append_summary, secret_values, write_outputs
 from mcp_evals.github.workflow_commands import workflow_command
 from mcp_evals.report.escape import md_block, md_code
@@ -66,7 +66,10 @@ def guarded(work: Callable[[], int], environ: Mapping[str, str]) -> int:
     ``EXIT_CRASH``.
     """
     try:
-        return work()
+        try:
+            return work()
+        except BaseExceptionGroup as group:  # errors from concurrent code: unwrapped as the CLI does
+            raise user_facing(group) from None
     except McpEvalsError as error:
         message = _redacted(str(error), environ)
         say(workflow_command("error", message, title="mcp-evals"))

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import anyio
 
+from mcp_evals.answers import GenerateOptions
 from mcp_evals.api.inputs import config_inputs
 from mcp_evals.catalog.model import Catalog
-from mcp_evals.compare.arms import Arm, DeferredArm, FullArm, GroupedArm
+from mcp_evals.compare.arms import Arm, DeferredArm, FullArm, GroupedArm, ToolSearch
 from mcp_evals.compare.estimate import describe_compare
 from mcp_evals.compare.paired import ArmInfo, ArmRecord, Comparison, compare_arms
 from mcp_evals.compare.runner import ArmsRunner, interleave
@@ -38,10 +39,11 @@ from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, validate_fixtures
 from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
-from mcp_evals.providers.base import Provider, ProviderSettings, ToolSearch
+from mcp_evals.providers.base import ProviderSettings
 from mcp_evals.providers.pricing import Price
 from mcp_evals.record.read import read_results
 from mcp_evals.report.comparison import render_comparison
+from mcp_evals.run.asker import Asker, generate_options
 from mcp_evals.run.plan import EXPECT_NOTHING_CACHED, make_header, plan_fixtures, run_notes
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import ResultsWriter
@@ -198,14 +200,19 @@ class PaidModel:
 
     spending: Spending
     settings: ProviderSettings
+    options: GenerateOptions
 
     @property
     def price(self) -> Price | None:
         return self.spending.price
 
 
-def _provider(paid: PaidModel, catalog: Catalog, config: Config) -> Provider:
-    return paid.spending.provider_class(paid.settings, catalog, config.system_prompt)
+def _asker(paid: PaidModel, catalog: Catalog, config: Config) -> Asker:
+    """An arm's model: its own connections, the catalog it delivers, the config's prompt."""
+    search = config.compare.tool_search  # the provider's own tool search, if it has one
+    own = {**paid.settings.own, "tool_search": search.variant, "tool_search_beta": search.beta}
+    provider = paid.spending.provider_class(replace(paid.settings, own=own))
+    return Asker(provider, catalog, config.system_prompt, paid.options)
 
 
 def build_arms(
@@ -220,8 +227,8 @@ def build_arms(
 ) -> list[Arm]:
     if catalog_b is not None:
         return [
-            FullArm("A", _provider(paid, catalog_a, config), label_a),
-            FullArm("B", _provider(paid, catalog_b, config), label_b),
+            FullArm("A", _asker(paid, catalog_a, config), label_a),
+            FullArm("B", _asker(paid, catalog_b, config), label_b),
         ]
     ordered = sorted(kinds, key=ARM_KINDS.index)  # full first: the reference every remediation is paired with
     if not paid.spending.choice.entry.conversation and set(ordered) - {"full"}:
@@ -233,22 +240,20 @@ def build_arms(
     search = config.compare.tool_search
     arms: list[Arm] = []
     for kind in ordered:
-        provider = _provider(paid, catalog_a, config)
+        asker = _asker(paid, catalog_a, config)
         if kind == "full":
             arms.append(
-                FullArm("full", provider, "every tool, whole, in every request (as mcp-evals run sends them)")
+                FullArm("full", asker, "every tool, whole, in every request (as mcp-evals run sends them)")
             )
         elif kind == "deferred":
-            arms.append(
-                DeferredArm("deferred", provider, ToolSearch(search.variant, search.top_k, search.beta))
-            )
+            arms.append(DeferredArm("deferred", asker, ToolSearch(search.variant, search.top_k)))
         else:
             if len(catalog_a.areas) < 2:
                 raise ConfigError(
                     f"the grouped arm needs at least two areas; the catalog has {len(catalog_a.areas)}",
                     hint="define them under `areas:` in the config (area → tool names or globs)",
                 )
-            arms.append(GroupedArm("grouped", provider))
+            arms.append(GroupedArm("grouped", asker))
     return arms
 
 
@@ -355,7 +360,11 @@ def plan_compare(request: CompareRequest) -> ComparePlan | MissingKey:
         )
     if spending.missing_key is not None:
         return spending.missing_key
-    paid = PaidModel(spending, spending.settings(config.run, max_connections=max(4, workers + 2)))
+    paid = PaidModel(
+        spending,
+        spending.settings(config.run, max_connections=max(4, workers + 2)),
+        generate_options(config.run),
+    )
 
     first = _catalog(config, request.catalog_a)
     second = None
@@ -417,20 +426,16 @@ def execute_compare(
         check_writable(path)
     writers = {}
     for arm in arms:
-        notes = [*arm.notes(), *run_notes(arm.provider, paid.price)]
+        notes = [*arm.notes(), *run_notes(arm.asker, paid.price)]
         if (
             arm.kind != "full"
         ):  # the caching estimate is about the whole catalog, which this arm does not send
             notes = [note for note in notes if EXPECT_NOTHING_CACHED not in note]
         header = make_header(
-            provider=arm.provider,
-            catalog=arm.catalog,
+            asker=arm.asker,
             planned=plan.planned,
             all_fixtures=plan.fixtures,
-            system_prompt=config.system_prompt,
             samples=samples,
-            max_tokens=paid.settings.max_tokens,
-            temperature=paid.settings.temperature,
             shard=None,
             limit=plan.limit,
             exclude_tools=config.exclude_tools,

@@ -38,11 +38,11 @@ from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.providers.base import Provider, ProviderSettings
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.replay import ReplayProvider
-from mcp_evals.providers.tokens import estimate_request_tokens
 from mcp_evals.record.model import FixtureResult, RunHeader
 from mcp_evals.record.read import Results, read_results
 from mcp_evals.record.shards import parse_shard
-from mcp_evals.run.estimate import TokenCount, count_tokens, describe
+from mcp_evals.run.asker import Asker, generate_options
+from mcp_evals.run.estimate import count_tokens, describe, estimate_locally
 from mcp_evals.run.plan import make_header, plan_fixtures, plan_jobs, run_notes, select_fixtures
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import DEFAULT_RESULTS, ResultsWriter, resume_from
@@ -88,7 +88,7 @@ class RunPlan:
 
     request: RunRequest
     spending: Spending
-    provider: Provider
+    asker: Asker  # the provider, with the catalog, the system prompt and the request options
     catalog: Catalog
     fixtures: list[Fixture]  # every fixture of the config
     planned: list[Fixture]  # this run's: targeted, limited, sharded
@@ -110,9 +110,13 @@ class RunPlan:
         return self.request.config.run
 
     @property
+    def provider(self) -> Provider:
+        return self.asker.provider
+
+    @property
     def who(self) -> str:
         provider = self.provider
-        return provider.label if provider.lexical else f"{provider.name}/{provider.settings.model}"
+        return provider.label if provider.lexical else f"{provider.name}/{self.asker.model}"
 
 
 @dataclass
@@ -182,22 +186,23 @@ def plan_run(request: RunRequest) -> RunPlan | MissingKey:
     planned = plan_fixtures(targeted, limit=limit, shard=request.shard)
     samples = request.samples or options.samples
 
-    provider = _make_provider(spending.name, settings, catalog, system_prompt, replay, request.replay_from)
-    notes = _notes(provider, spending, replay, request)
+    provider = _make_provider(spending.name, settings, replay, request.replay_from)
+    asker = Asker(provider, catalog, system_prompt, generate_options(options))
+    notes = _notes(asker, spending, replay, request)
     if targeted_note:
         notes.append(targeted_note)
     if spending.budget_usd is not None:
         notes.append(_cap_note(spending))
     announcement: list[str] = []
     if spending.implicit_paid and not request.dry:
-        announcement = _announcement(provider, spending, planned, samples, request.batch)
+        announcement = _announcement(asker, spending, planned, samples, request.batch)
     results = request.results or (
         config.resolve(options.results) if options.results else Path(DEFAULT_RESULTS)
     )
     return RunPlan(
         request=request,
         spending=spending,
-        provider=provider,
+        asker=asker,
         catalog=catalog,
         fixtures=fixtures,
         planned=planned,
@@ -227,11 +232,9 @@ def _refuse_inconsistent(request: RunRequest, spending: Spending) -> None:
 
 def _words_alone(catalog: Catalog, planned: list[Fixture], options: RunOptions) -> dict[str, str | None]:
     """What the lexical baseline calls for each fixture: free, instant, and what a model should beat."""
-    from mcp_evals.providers.lexical import LexicalProvider
+    from mcp_evals.providers.lexical import Lexical
 
-    lexical = LexicalProvider(
-        ProviderSettings(model="bm25", lexical_strictness=options.lexical_strictness), catalog, ""
-    )
+    lexical = Lexical(catalog.tools, options.lexical_strictness)
     return {fixture.id: lexical.choose(fixture.query) for fixture in planned}
 
 
@@ -246,23 +249,18 @@ def _cap_note(spending: Spending) -> str:
 
 
 def _announcement(
-    provider: Provider, spending: Spending, planned: list[Fixture], samples: int, batch: bool
+    asker: Asker, spending: Spending, planned: list[Fixture], samples: int, batch: bool
 ) -> list[str]:
     """Before a paid run nobody named: what it is, what it should cost (the --dry figure), its cap."""
     variable = spending.choice.entry.key_env_var
     cap = f"${spending.budget_usd:g}" + (" (the default cap)" if spending.default_cap else "")
     lines = [
         f"mcp-evals run: {variable} is set and no provider was named (--provider or run.provider), so this "
-        f"is a paid run on {spending.name}/{provider.settings.model}, capped at {cap}."
+        f"is a paid run on {spending.name}/{asker.model}, capped at {cap}."
     ]
-    prefix, _ = estimate_request_tokens(provider.cache_prefix(), "")
-    count = TokenCount(
-        exact=False,
-        prefix=prefix,
-        per_fixture={fixture.id: estimate_request_tokens(b"", fixture.query)[1] for fixture in planned},
-    )
+    count = estimate_locally(asker, planned)
     described = describe(
-        provider, planned, samples, spending.price, count, batch=batch, budget_usd=spending.budget_usd
+        asker, planned, samples, spending.price, count, batch=batch, budget_usd=spending.budget_usd
     )
     lines += [f"  {line}" for line in described]
     lines.append(
@@ -272,17 +270,12 @@ def _announcement(
 
 
 def _make_provider(
-    name: str,
-    settings: ProviderSettings,
-    catalog: Catalog,
-    system_prompt: str,
-    replay: Results | None,
-    replay_from: Path | None,
+    name: str, settings: ProviderSettings, replay: Results | None, replay_from: Path | None
 ) -> Provider:
     if name == "replay":
         assert replay is not None and replay_from is not None
-        return ReplayProvider(settings, catalog, system_prompt, source=replay, source_path=str(replay_from))
-    return PROVIDERS[name].load()(settings, catalog, system_prompt)
+        return ReplayProvider(settings, source=replay, source_path=str(replay_from))
+    return PROVIDERS[name].load()(settings)
 
 
 def _names(values: Sequence[str], known: Collection[str]) -> list[str]:
@@ -362,14 +355,14 @@ def _refuse_invalid(
         )
 
 
-def _notes(provider: Provider, spending: Spending, replay: Results | None, request: RunRequest) -> list[str]:
+def _notes(asker: Asker, spending: Spending, replay: Results | None, request: RunRequest) -> list[str]:
     replayed = None
     if replay is not None:
         replayed = (
             f"replayed from {request.replay_from} (run {replay.header.run_id}, {replay.header.provider}/"
             f"{replay.header.model}): no model was called; usage and cost are the original run's"
         )
-    return run_notes(provider, spending.price, batch=request.batch, replayed=replayed)
+    return run_notes(asker, spending.price, batch=request.batch, replayed=replayed)
 
 
 # -- --dry ----------------------------------------------------------------------------------------------
@@ -391,9 +384,9 @@ def estimate(plan: RunPlan) -> DryEstimate:
     if not provider.uses_network:
         lines.append(f"{len(plan.planned)} fixtures × {plan.samples} sample(s): no model, no cost.")
         return DryEstimate(lines)
-    count = anyio.run(count_tokens, provider, plan.planned, plan.concurrency)
+    count = anyio.run(count_tokens, plan.asker, plan.planned, plan.concurrency)
     lines += describe(
-        provider,
+        plan.asker,
         plan.planned,
         plan.samples,
         plan.spending.price,
@@ -442,7 +435,7 @@ def execute(plan: RunPlan, *, say: Say = _quiet, progress_label: str | None = No
     writer = ResultsWriter(plan.results, header, kept=kept)
     options = config.run
     runner = Runner(
-        plan.provider,
+        plan.asker,
         RunSettings(
             concurrency=plan.concurrency,
             retry=RetryPolicy(max_attempts=options.max_attempts, max_wait=options.max_wait),
@@ -489,7 +482,7 @@ def _resume(plan: RunPlan) -> tuple[list[FixtureResult], set[tuple[str, str, int
         plan.results,
         catalog_hash=plan.catalog.hash,
         provider=plan.provider.name,
-        model=plan.provider.settings.model,
+        model=plan.asker.model,
         fixtures=plan.planned,
         samples=plan.samples,
         all_fixtures=plan.fixtures,
@@ -497,16 +490,12 @@ def _resume(plan: RunPlan) -> tuple[list[FixtureResult], set[tuple[str, str, int
 
 
 def _header(plan: RunPlan) -> RunHeader:
-    config, options = plan.config, plan.config.run
+    config = plan.config
     return make_header(
-        provider=plan.provider,
-        catalog=plan.catalog,
+        asker=plan.asker,
         planned=plan.planned,
         all_fixtures=plan.fixtures,
-        system_prompt=plan.system_prompt,
         samples=plan.samples,
-        max_tokens=options.max_tokens,
-        temperature=options.temperature,
         shard=plan.request.shard,
         limit=plan.limit,
         exclude_tools=config.exclude_tools,
@@ -533,6 +522,8 @@ def _summary_lines(summary: RunSummary, results: Path, priced: bool) -> list[str
             f"rate limited {summary.rate_limited}×, concurrency lowered to {summary.lowest_concurrency}"
         )
     lines = [f"mcp-evals run: {' · '.join(parts)} → {results}"]
+    if summary.dropouts and summary.last_dropout and summary.fatal is None:
+        lines.append(f"mcp-evals run: last dropout: {summary.last_dropout}")
     if summary.fatal is not None:
         lines.append(f"mcp-evals run: stopped by a fatal error: {summary.fatal.message}")
         hint = _fatal_hint(summary.fatal)

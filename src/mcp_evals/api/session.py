@@ -20,7 +20,7 @@ from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config, RunOptions
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY
 from mcp_evals.provider_registry import ProviderEntry
-from mcp_evals.providers.base import Provider, ProviderSettings
+from mcp_evals.run.asker import Asker, generate_options
 from mcp_evals.run.spending import MissingKey, Spending, decide
 from mcp_evals.session.live import LiveSettings, Plan, run_dry, run_live
 from mcp_evals.session.load import arm_catalog, load_task_set, server_of
@@ -78,7 +78,7 @@ class SessionPlan:
     task_set: TaskSet
     prepared: Prepared
     plan: Plan
-    providers: dict[ArmName, Provider]
+    askers: dict[ArmName, Asker]
     judge_model: str | None
 
     @property
@@ -134,16 +134,17 @@ def plan_session(request: SessionRequest) -> SessionPlan | MissingKey:
     if judge_model and not request.dry:
         spending.price_of(judge_model, options)
     provider_class = spending.provider_class
-    providers = {
-        name: provider_class(
-            spending.settings(options),
+    askers = {
+        name: Asker(
+            provider_class(spending.settings(options)),
             arm_catalog(prepared.catalog, task_set, name),
             task_set.system_prompt_of(name),
+            generate_options(options, conversation=True),
         )
         for name in arms
     }
     plan = Plan(arms=arms, levels=levels, tasks=tasks, runs=request.runs)
-    return SessionPlan(request, spending, task_set, prepared, plan, providers, judge_model)
+    return SessionPlan(request, spending, task_set, prepared, plan, askers, judge_model)
 
 
 def estimate_session(plan: SessionPlan, *, emit: Say = _quiet, say: Say = _quiet) -> None:
@@ -151,7 +152,7 @@ def estimate_session(plan: SessionPlan, *, emit: Say = _quiet, say: Say = _quiet
     spending, options = plan.spending, plan.options
     run_dry(
         plan.prepared,
-        plan.providers,
+        plan.askers,
         plan.plan,
         price=spending.price,
         budget_usd=spending.budget_usd,
@@ -176,10 +177,12 @@ def execute_session(plan: SessionPlan, *, say: Say = _quiet) -> SessionOutcome:
     budget = spending.budget_usd
     judge = None
     if plan.judge_model:
-        settings: ProviderSettings = spending.settings(
-            options, model=plan.judge_model, max_tokens=plan.task_set.judge.max_tokens
+        judge = Asker(
+            spending.provider_class(spending.settings(options, model=plan.judge_model)),
+            Catalog(tools=[]),
+            JUDGE_SYSTEM,
+            generate_options(options, conversation=True, max_tokens=plan.task_set.judge.max_tokens),
         )
-        judge = spending.provider_class(settings, Catalog(tools=[]), JUDGE_SYSTEM)
     live = LiveSettings(
         date=today(),
         git_sha=git_sha(request.tasks.resolve().parent) or "unknown",
@@ -201,7 +204,7 @@ def execute_session(plan: SessionPlan, *, say: Say = _quiet) -> SessionOutcome:
         + (f"budget ${budget:g}" if budget is not None else "no budget")
     )
     try:
-        path, outcome = run_live(plan.prepared, plan.providers, judge, sessions, live, say)
+        path, outcome = run_live(plan.prepared, plan.askers, judge, sessions, live, say)
     except KeyboardInterrupt:
         say(
             "mcp-evals session: interrupted; finished sessions are kept in the records folder: run the "

@@ -12,21 +12,23 @@ from __future__ import annotations
 import datetime
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import anyio
 
+from mcp_evals.answers import GenerateOptions
 from mcp_evals.api.inputs import config_inputs
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config
 from mcp_evals.config.resolve import CONCURRENCY_VARIABLE, number_setting
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, McpEvalsError, where
-from mcp_evals.files import check_writable, refuse_inputs
+from mcp_evals.files import check_writable, refuse_inputs, updates
 from mcp_evals.fixtures.load import fixture_files, load_fixture_file
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.providers.base import ProviderSettings
+from mcp_evals.run.asker import generate_options
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.run.spending import MissingKey, Spending, decide
@@ -60,6 +62,7 @@ class PaidModel:
 
     spending: Spending
     settings: ProviderSettings
+    options: GenerateOptions
 
 
 def _catalog(config: Config, snapshot: Path | None) -> Catalog:
@@ -165,7 +168,13 @@ def plan_synth(request: SynthRequest) -> SynthPlan | MissingKey:
         )
         or 4
     )
-    refuse_inputs(out, {**config_inputs(config), "the catalog snapshot": request.snapshot}, what="--out")
+    # The output may be one of the fixture files (the glob may match it): synth appends to it, never
+    # rewrites it (synth/outfile.py). The config and the catalog snapshot it may not be.
+    inputs = {
+        label: path for label, path in config_inputs(config).items() if not label.startswith("the fixture")
+    }
+    refuse_inputs(out, {**inputs, "the catalog snapshot": request.snapshot}, what="--out")
+    updates(out)
     existing = read_existing(out)
     spending = decide(
         "synth",
@@ -189,7 +198,9 @@ def plan_synth(request: SynthRequest) -> SynthPlan | MissingKey:
         )
     max_tokens = max(SYNTH_MAX_TOKENS, config.run.max_tokens)
     paid = PaidModel(
-        spending, spending.settings(config.run, max_tokens=max_tokens, max_connections=max(4, workers + 2))
+        spending,
+        spending.settings(config.run, max_connections=max(4, workers + 2)),
+        generate_options(config.run, max_tokens=max_tokens),
     )
     catalog = _catalog(config, request.snapshot)
     asks = plan_asks(catalog, request.settings, config.exclude_tools)
@@ -200,15 +211,15 @@ def plan_synth(request: SynthRequest) -> SynthPlan | MissingKey:
 
 def estimate_synth(plan: SynthPlan) -> list[str]:
     """``--dry``: how many requests each step would send, the tokens and cost, whether the budget fits."""
-    spending, settings = plan.paid.spending, plan.paid.settings
+    paid = plan.paid
     return describe_synth(
-        spending.label,
-        settings.model,
+        paid.spending.label,
+        paid.settings.model,
         plan.asks,
         plan.request.settings,
-        spending.price,
-        max_tokens=settings.max_tokens,
-        budget_usd=spending.budget_usd,
+        paid.spending.price,
+        max_tokens=paid.options.max_tokens,
+        budget_usd=paid.spending.budget_usd,
     )
 
 
@@ -249,21 +260,21 @@ def _synthesize(
     show: Say,
 ) -> SynthOutcome:
     frozen = any(fixture.split == "test" for fixture in old)
-    provider_class = paid.spending.provider_class
-    provider = provider_class(paid.settings, catalog, "")
-    paraphraser = provider_class(paid.settings, Catalog(tools=[]), "")  # held out: no catalog at all
+    provider = paid.spending.provider_class(paid.settings)  # held out: no catalog at all
     # Before the first answer, each request reserves as much input as the largest prompt of step 1.
     largest = max((ask.system + ask.user for ask in asks), key=len)
     budget = Budget(
         paid.spending.budget_usd,
         paid.spending.price,
-        paid.settings.max_tokens,
+        paid.options.max_tokens,
         prefix=largest.encode("utf-8"),
     )
     caller = Caller(
         provider,
         budget,
         RetryPolicy(max_attempts=config.run.max_attempts, max_wait=config.run.max_wait),
+        # No cache marks: each synth request is asked once.
+        options=replace(paid.options, cache="off"),
         concurrency=concurrency,
     )
     say(
@@ -273,10 +284,9 @@ def _synthesize(
 
     async def both_steps() -> Synthesis:
         try:
-            return await synthesize(caller, paraphraser, catalog, settings, config.exclude_tools)
+            return await synthesize(caller, catalog, settings, config.exclude_tools)
         finally:
             await provider.aclose()
-            await paraphraser.aclose()
 
     synthesis = anyio.run(both_steps)
     assembly = assemble(

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mcp_evals.answers import ToolSpec
 from mcp_evals.catalog.names import NameMap
 from mcp_evals.errors import ConfigError
 
@@ -102,9 +103,9 @@ class Catalog(BaseModel):
     servers: list[ServerInfo] = Field(default_factory=list)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Catalog:
-        """Copy without the cached views (hash, by_name, names), which may no longer hold."""
+        """Copy without the cached views (hash, by_name, names, specs), which may no longer hold."""
         copied = super().model_copy(update=update, deep=deep)
-        for cached in ("hash", "by_name", "names"):
+        for cached in ("hash", "by_name", "names", "specs"):
             copied.__dict__.pop(cached, None)
         return copied
 
@@ -116,7 +117,8 @@ class Catalog(BaseModel):
         and transport do not change it.
         """
         contents = sorted((tool.content() for tool in self.tools), key=lambda item: item["name"])
-        return hashlib.sha256(canonical_json(contents).encode("utf-8")).hexdigest()
+        # surrogatepass: a lone surrogate (refused when a catalog is built) must never crash a hash
+        return hashlib.sha256(canonical_json(contents).encode("utf-8", "surrogatepass")).hexdigest()
 
     @property
     def tool_names(self) -> list[str]:
@@ -138,6 +140,22 @@ class Catalog(BaseModel):
     def names(self) -> NameMap:
         """Provider-safe names for every tool (see ``names``)."""
         return NameMap(self.tool_names)
+
+    @cached_property
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """Every tool as a model is shown it, under its provider-safe name (one tuple per catalog,
+        so a provider serializes it once)."""
+        return tuple(self.spec(tool) for tool in self.tools)
+
+    def spec(self, tool: Tool, *, deferred: bool = False) -> ToolSpec:
+        """One tool as a model is shown it, under its provider-safe name."""
+        return ToolSpec(
+            name=self.names.provider(tool.name),
+            description=tool.description,
+            input_schema=tool.input_schema,
+            title=tool.title,
+            deferred=deferred,
+        )
 
     def get(self, name: str) -> Tool | None:
         return self.by_name.get(name)
@@ -208,6 +226,66 @@ def assign_areas(
     return assigned
 
 
+def _lone_surrogate(value: Any, path: str = "") -> str | None:
+    """Where in a wire value a string holds a lone surrogate (legal in JSON, not Unicode), if anywhere."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path or "(the value)"
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _lone_surrogate(key, f"{path}.{key!r}") or _lone_surrogate(
+                item, f"{path}.{key}".lstrip(".")
+            )
+            if found:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _lone_surrogate(item, f"{path}[{index}]")
+            if found:
+                return found
+    return None
+
+
+def wire_problem(wire: Mapping[str, Any]) -> str | None:
+    """Why a tools/list entry cannot be a tool, said for the user, or None.
+
+    What the MCP SDK refuses (an ``inputSchema`` that is not a JSON object, or none) and text that is
+    not Unicode (a lone surrogate such as ``"\\ud800"``, legal in JSON): a model API would reject
+    every request built from such a tool.
+    """
+    name = wire.get("name")
+    shown = ascii(name) if isinstance(name, str) else repr(name)
+    where = _lone_surrogate(dict(wire))
+    if where is not None:
+        return (
+            f"tool {shown} has text that is not valid Unicode (a lone surrogate, in {where}); "
+            "no model API accepts it"
+        )
+    schema = wire.get("inputSchema")
+    if not isinstance(schema, dict):
+        kind = "none" if schema is None else f"a JSON {_json_kind(schema)}"
+        return (
+            f"tool {shown} has an inputSchema that is not a JSON object ({kind}); MCP requires one, "
+            "as the MCP SDK does, and a model API would reject every request built from it"
+        )
+    return None
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return type(value).__name__
+
+
 def tool_from_wire(wire: Mapping[str, Any], server: ServerInfo) -> Tool:
     """Build a Tool from one tools/list entry (wire shape: camelCase keys)."""
     wire_name = str(wire.get("name", ""))
@@ -247,6 +325,12 @@ def build_catalog(
     owner: dict[str, str] = {}
     for server in servers:
         for wire in server.tools:
+            problem = wire_problem(wire)
+            if problem is not None:
+                place = f"{source}: " if source else ""
+                raise ConfigError(
+                    f"{place}server {server.name!r}: {problem}", hint="fix the server's tools/list"
+                )
             tool = tool_from_wire(wire, server)
             if tool.name in owner:
                 other = owner[tool.name]

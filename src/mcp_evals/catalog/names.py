@@ -22,6 +22,8 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 
+from mcp_evals.answers import Answer, ToolCall
+
 SAFE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_LENGTH = 64
 _UNSAFE_RUN = re.compile(r"[^a-zA-Z0-9_-]+")
@@ -99,3 +101,19 @@ class NameMap:
 
     def __contains__(self, mcp_name: object) -> bool:
         return mcp_name in self.to_provider
+
+    def resolve(self, answer: Answer) -> Answer:
+        """``answer`` with the names the model used mapped back to MCP names: each call's ``name``
+        (``known`` when the catalog has it) and the tools a search revealed."""
+        answer.calls = [self.resolve_call(call) for call in answer.calls]
+        if answer.retrieval is not None:
+            revealed = [self.mcp(name) or name for name in answer.retrieval.revealed]
+            answer.retrieval = answer.retrieval.model_copy(update={"revealed": revealed})
+        return answer
+
+    def resolve_call(self, call: ToolCall) -> ToolCall:
+        mcp_name = self.mcp(call.provider_name)
+        if mcp_name == call.name and call.known:
+            return call
+        known = mcp_name is not None
+        return call.model_copy(update={"name": mcp_name if known else call.provider_name, "known": known})

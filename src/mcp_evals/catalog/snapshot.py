@@ -66,6 +66,8 @@ def read_snapshot(path: str | Path) -> Snapshot:
         ) from None
     except RecursionError:
         raise InputFileError(f"{snapshot_path}: nested too deeply") from None
+    if isinstance(data, list):  # a bare array of tools, as mcpgrade and others save one
+        return _plain_listing({"tools": data}, snapshot_path, text, bare=True)
     if isinstance(data, dict) and "format" not in data and isinstance(data.get("tools"), list):
         return _plain_listing(data, snapshot_path, text)
     if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
@@ -84,16 +86,18 @@ def read_snapshot(path: str | Path) -> Snapshot:
         raise InputFileError(describe_validation_error(error, document)) from None
 
 
-def _plain_listing(data: dict[str, object], path: Path, text: str) -> Snapshot:
-    """A bare ``tools/list`` result as a one-server snapshot named after the file."""
+def _plain_listing(data: dict[str, object], path: Path, text: str, *, bare: bool = False) -> Snapshot:
+    """A bare ``tools/list`` result (or its array of tools) as a one-server snapshot named after the file."""
     stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem).strip("-.") or "server"
     name = stem if stem[0].isalnum() else f"s{stem}"
     tools = data["tools"]
     assert isinstance(tools, list)
     for index, tool in enumerate(tools):
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
-            line = parse_json(text, path).line_of(("tools", index))
-            raise InputFileError(f"{where(path, line, f'tools[{index}]')}: a tool needs a `name` (text)")
+            location: tuple[str | int, ...] = (index,) if bare else ("tools", index)
+            line = parse_json(text, path).line_of(location)
+            field = f"[{index}]" if bare else f"tools[{index}]"
+            raise InputFileError(f"{where(path, line, field)}: a tool needs a `name` (text)")
     server = ServerInfo(name=name[:64], transport="snapshot", tools=[dict(tool) for tool in tools])
     return Snapshot(format=SNAPSHOT_FORMAT, servers=[server])
 

@@ -15,7 +15,9 @@ from typing import Any
 import click
 
 from mcp_evals._version import __version__
-from mcp_evals.errors import EXIT_BAD_INPUT, McpEvalsError
+from mcp_evals.cli import stop
+from mcp_evals.errors import EXIT_BAD_INPUT, McpEvalsError, user_facing
+from mcp_evals.files import command_inputs
 
 # command name -> "module:attribute" (relative to this package)
 COMMANDS: dict[str, str] = {
@@ -34,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "synth": "synth_cmd:synth",
     "compare": "compare_cmd:compare",
     "session": "session_cmd:session",
+    "import": "import_cmd:import_group",
 }
 
 
@@ -56,6 +59,7 @@ SUMMARIES: dict[str, str] = {
     "synth": "Write fixtures with a model: held-out, concrete-valued queries, a frozen test split.",
     "compare": "Run the same fixtures against two catalogs, or one catalog delivered several ways, paired.",
     "session": "Run multi-step sessions: a model uses a live server's tools, per arm and fault level.",
+    "import": "Import another tool's evals: mcp-eval-runner's history, MCPJam, promptfoo, mcpgrade.",
 }
 
 
@@ -101,7 +105,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 
     \b
     Exit codes: 0 ok · 1 a check or gate failed · 2 PRELIMINARY run (some fixtures never
-    reached the model) · 3 bad input, config or usage.
+    reached the model) · 3 bad input, config or usage · 130 Ctrl-C, 143 SIGTERM (servers stopped,
+    finished work kept).
     """
     # `--debug` is read by `main` before click parses anything (an error may come from parsing).
 
@@ -120,13 +125,19 @@ def main(argv: list[str] | None = None) -> Any:
     """Console entry point: run the CLI and translate every outcome into an exit code."""
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
+    stop.install()  # SIGTERM stops the command as Ctrl-C does (stop.py)
     try:
-        result = cli.main(args=args, prog_name="mcp-evals", standalone_mode=False)
+        # the files this command reads are registered as it reads them, and never written over (files.py)
+        with command_inputs():
+            try:
+                result = cli.main(args=args, prog_name="mcp-evals", standalone_mode=False)
+            except BaseExceptionGroup as group:  # errors from concurrent code: one exit path for all
+                raise user_facing(group) from None
     except click.exceptions.Exit as exit_:
         sys.exit(exit_.exit_code)
     except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        sys.exit(130)
+        click.echo("Aborted." if stop.exit_code() == 130 else stop.word(), err=True)
+        sys.exit(stop.exit_code())
     except click.ClickException as error:  # usage errors: click says 2, we say 3
         show_click_error(error)
         sys.exit(EXIT_BAD_INPUT)
@@ -136,6 +147,6 @@ def main(argv: list[str] | None = None) -> Any:
         click.echo(f"error: {error}", err=True)
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        sys.exit(130)
+        click.echo(stop.word(), err=True)
+        sys.exit(stop.exit_code())
     sys.exit(result if isinstance(result, int) else 0)

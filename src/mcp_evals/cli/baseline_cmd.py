@@ -11,7 +11,7 @@ from mcp_evals.baseline.file import load_baseline, write_baseline
 from mcp_evals.cli.report_cmd import optional_config
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
-from mcp_evals.files import refuse_inputs
+from mcp_evals.files import refuse_inputs, updates
 from mcp_evals.record.merge import read_results_files
 from mcp_evals.report.escape import plain
 from mcp_evals.score import outcome_label, score_results
@@ -74,6 +74,7 @@ def accept(
     if config is not None:
         inputs["the config file"] = config.path
     refuse_inputs(path, inputs, what="the baseline file")
+    updates(path)  # accepting replaces the earlier baseline, read just below
     replaced = load_baseline(path) if path.exists() else None
     accepted = make_baseline(scorecard)
     write_baseline(accepted, path)

@@ -18,7 +18,7 @@ from mcp_evals.catalog.snapshot import load_catalog, read_lock, write_lock, writ
 from mcp_evals.cli.options import config_inputs, config_option, read_config
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError
-from mcp_evals.files import refuse_inputs
+from mcp_evals.files import refuse_inputs, same_file, updates
 from mcp_evals.servers.extract import extract_catalog
 from mcp_evals.servers.model import CLIENT_NAME
 from mcp_evals.wording import plural
@@ -164,10 +164,14 @@ def catalog(ctx: click.Context, config_path: Path, out: Path | None, update_lock
     inputs = {label: path for label, path in config_inputs(config).items() if "snapshot" not in label}
     if out is not None:
         refuse_inputs(out, inputs, what="--out")
+        snapshots = [config.resolve(server.snapshot) for server in config.servers if server.snapshot]
+        if any(same_file(out, snapshot) for snapshot in snapshots):
+            updates(out)
     lock = lock_path(config) if update_lock else None
     previous: Catalog | None = None
     if lock is not None:
         refuse_inputs(lock, inputs, what="the catalog lock")
+        updates(lock)  # read below, then rewritten: what --update-lock is for
         previous = read_lock(lock)  # a broken lock is bad input before the servers start
     result = extract_catalog(config)
     if out is not None:  # before the summary, so a path that cannot be written prints nothing else

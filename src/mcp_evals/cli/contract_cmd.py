@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +16,12 @@ import anyio
 import click
 
 from mcp_evals.cli.options import config_option, read_config
+from mcp_evals.contract.compat import COMPAT_CHOICES, CompatChoice
 from mcp_evals.contract.load import ContractSetup
 from mcp_evals.contract.model import ContractRun
 from mcp_evals.contract.regression import Comparison
 from mcp_evals.contract.reports import FORMATS, Format
-from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError
+from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, ConfigError, McpEvalsError
 
 _COMPARE_FORMATS = ("console", "json", "md")
 
@@ -30,6 +32,24 @@ def load_setup(ctx: click.Context, config_path: Path) -> ContractSetup:
     if source == click.core.ParameterSource.DEFAULT and not config_path.exists():
         return ContractSetup.of(None)
     return ContractSetup.of(read_config(config_path))
+
+
+def cases_setup(
+    ctx: click.Context, config_path: Path, fixtures: Path | None, compat: CompatChoice
+) -> ContractSetup:
+    """The setup to run or check cases with: the config (or none), the cases folder (``--fixtures``,
+    else the config's, else ``./evals/contract`` or mcp-eval-runner's ``./evals``), and its semantics:
+    ours, or mcp-eval-runner's when asked for or detected (``contract/compat.py``)."""
+    from mcp_evals.contract.compat import decide, default_folder
+    from mcp_evals.contract.load import read_cases
+
+    setup = load_setup(ctx, config_path)
+    if fixtures is not None:
+        setup = replace(setup, cases_folder=fixtures)
+    fallback = default_folder(setup)
+    if fallback is not None:
+        setup = replace(setup, cases_folder=fallback)
+    return decide(setup, lambda: read_cases(setup).cases, compat, folder_given=setup.cases_folder is not None)
 
 
 def history_of(setup: ContractSetup, db: Path | None) -> Any:
@@ -45,7 +65,7 @@ def emit(text: str, out: Path | None) -> None:
         return
     from mcp_evals.files import atomic_write
 
-    with atomic_write(out) as stream:
+    with atomic_write(out, what="--out") as stream:
         stream.write(text)
     click.echo(f"report written to {out}", err=True)
 
@@ -81,6 +101,16 @@ def run_and_report(
     history = history_of(setup, db) if record else None
     if history is not None:
         history.check()  # before any server starts
+    if out is not None:  # the config, a case file or the history: refused before any server starts
+        from mcp_evals.files import check_writable, refuse_inputs
+
+        refuse_inputs(out, what="--out")
+        check_writable(out)
+    if setup.compat is not None:
+        from mcp_evals.contract.compat import NOTICE
+
+        for line in NOTICE:
+            click.echo(line, err=True)
     click.echo(
         f"mcp-evals contract: {len(cases)} case{'s' if len(cases) != 1 else ''} · suite {setup.suite} · "
         f"concurrency {concurrency} · step timeout {timeout_ms} ms",
@@ -107,8 +137,38 @@ def run_and_report(
     return run
 
 
+_fixtures_option = click.option(
+    "--fixtures",
+    "--fixtures-dir",
+    "fixtures",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The folder of case files (default: contract.cases; without a config ./evals/contract, or "
+    "./evals when only that holds cases).",
+)
+_compat_option = click.option(
+    "--compat",
+    type=click.Choice(COMPAT_CHOICES),
+    default="auto",
+    show_default=True,
+    help="mcp-eval-runner: run the folder as that tool does (no config); auto: when no config is used "
+    "and every case of a --fixtures or ./evals folder is in its format; none: never.",
+)
+
+
+def _db_option(function: Any) -> Any:
+    return click.option(
+        "--db",
+        "--db-path",
+        "db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="The history file (SQLite).",
+    )(function)
+
+
 @click.group(invoke_without_command=True)
 @config_option
+@_fixtures_option
+@_compat_option
 @click.option("--case", "case_names", multiple=True, metavar="NAME", help="Run only this case (repeatable).")
 @click.option(
     "--concurrency",
@@ -123,7 +183,7 @@ def run_and_report(
 )
 @click.option("--format", "report_format", type=click.Choice(FORMATS), default="console", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The history file (SQLite).")
+@_db_option
 @click.option("--no-history", is_flag=True, help="Neither read nor record history.")
 @click.option(
     "--continue-on-failure/--stop-on-failure",
@@ -141,6 +201,8 @@ def run_and_report(
 def contract(
     ctx: click.Context,
     config_path: Path,
+    fixtures: Path | None,
+    compat: CompatChoice,
     case_names: tuple[str, ...],
     concurrency: int | None,
     timeout_ms: int | None,
@@ -156,10 +218,12 @@ def contract(
     """Run contract cases: call tools on live servers (or simulate) and check every step's result.
 
     \b
-    Cases come from `contract.cases` (default ./evals/contract); without a config, cases run
-    against their own `server:` block, or in simulation mode.
+    Cases come from `contract.cases` (default ./evals/contract) or --fixtures; without a config,
+    cases run against their own `server:` block, or in simulation mode. A folder of mcp-eval-runner
+    cases runs as that tool runs it (see --compat).
     Examples:
       mcp-evals contract
+      mcp-evals contract --fixtures evals --db-path evals.db
       mcp-evals contract --case "refund flow" --format html --out contract.html
       mcp-evals contract validate
       mcp-evals contract regression
@@ -168,7 +232,7 @@ def contract(
     """
     if ctx.invoked_subcommand is not None:
         return EXIT_OK
-    setup = load_setup(ctx, config_path)
+    setup = cases_setup(ctx, config_path, fixtures, compat)
     names = list(case_names) or None
     settings: dict[str, Any] = {
         "timeout_ms": timeout_ms or setup.options.timeout_ms,
@@ -203,6 +267,8 @@ def contract(
 
 @contract.command("validate")
 @config_option
+@_fixtures_option
+@_compat_option
 @click.option("--case", "case_names", multiple=True, metavar="NAME", help="Only this case (repeatable).")
 @click.option(
     "--catalog",
@@ -212,49 +278,76 @@ def contract(
 )
 @click.pass_context
 def validate(
-    ctx: click.Context, config_path: Path, case_names: tuple[str, ...], catalog_path: Path | None
+    ctx: click.Context,
+    config_path: Path,
+    fixtures: Path | None,
+    compat: CompatChoice,
+    case_names: tuple[str, ...],
+    catalog_path: Path | None,
 ) -> int:
     """Check case files without calling a tool: shape, references, tools, inputs against their schemas.
 
     Reads each server's tool list (or --catalog); simulation cases without a catalog get only the
-    offline checks. Exit codes: 0 valid · 1 problems · 3 a file cannot be read.
+    offline checks. Every problem is reported, a case file that does not load or a server that does
+    not start included. Exit codes: 0 valid · 1 problems · 3 a case file cannot be read.
     """
-    from mcp_evals.contract.load import load_cases
+    from mcp_evals.contract.load import read_cases, select
     from mcp_evals.contract.validate import validate_case
 
-    setup = load_setup(ctx, config_path)
-    cases = load_cases(setup, list(case_names) or None)
-    listings = _listings(setup, cases, catalog_path)
-    problems = []
-    unchecked = 0
-    for case in cases:
-        listing = listings.get(case.name)
+    setup = cases_setup(ctx, config_path, fixtures, compat)
+    read = read_cases(setup)
+    cases = select(read.cases, list(case_names) or None, setup)
+    unreadable = [_located(error) for error in read.problems]
+    startable = [case for case in cases if case.name not in read.unstartable]
+    listings, unstarted = _listings(setup, startable, catalog_path)
+    problems: list[str] = []
+    checked = simulated = 0
+    for case in startable:
+        if case.name not in listings:
+            continue  # its server did not start: reported once, with the server
+        listing = listings[case.name]
         if listing is None:
-            unchecked += 1
-        problems += validate_case(case, listing)
-    for problem in problems:
-        click.echo(_one_line(str(problem)))
-    checked = len(cases) - unchecked
+            simulated += 1
+        else:
+            checked += 1
+        problems += [_one_line(str(problem)) for problem in validate_case(case, listing)]
+    everything = list(dict.fromkeys([*unreadable, *unstarted, *problems]))
+    for problem in everything:
+        click.echo(problem)
+    not_started = len(cases) - checked - simulated
     summary = (
         f"{len(cases)} case{'s' if len(cases) != 1 else ''}: {checked} checked against a catalog"
-        + (f", {unchecked} with no catalog (simulation: shape and references only)" if unchecked else "")
-        + f"; {len(problems)} problem{'s' if len(problems) != 1 else ''}"
+        + (f", {simulated} with no catalog (simulation: shape and references only)" if simulated else "")
+        + (f", {not_started} whose server cannot be started" if not_started else "")
+        + f"; {len(everything)} problem{'s' if len(everything) != 1 else ''}"
     )
-    click.echo(("FAILED: " if problems else "ok: ") + summary)
-    return EXIT_CHECK_FAILED if problems else EXIT_OK
+    click.echo(("FAILED: " if everything else "ok: ") + summary)
+    if unreadable:
+        return EXIT_BAD_INPUT
+    return EXIT_CHECK_FAILED if everything else EXIT_OK
 
 
 def _one_line(text: str) -> str:
     return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
-def _listings(setup: ContractSetup, cases: list[Any], catalog_path: Path | None) -> dict[str, Any]:
-    """Each case's tools by name: from --catalog, a snapshot server, or the live server (read once)."""
+def _located(error: McpEvalsError) -> str:
+    """A problem found reading the cases: its message on one line, its hint (if any) indented below."""
+    line = _one_line(error.message)
+    return f"{line}\n  hint: {_one_line(error.hint)}" if error.hint else line
+
+
+def _listings(
+    setup: ContractSetup, cases: list[Any], catalog_path: Path | None
+) -> tuple[dict[str, Any], list[str]]:
+    """Each case's tools by name (from --catalog, a snapshot server, or the live server, read once),
+    and one problem per server that could not be started or read, naming the cases that use it."""
     from mcp_evals.contract.load import target_of
     from mcp_evals.contract.runner import server_listing
 
     by_case: dict[str, Any] = {}
     live: dict[str, Any] = {}
+    failed: dict[str, tuple[McpEvalsError, list[Any]]] = {}
     saved = None
     if catalog_path is not None:
         from mcp_evals.catalog.snapshot import read_snapshot
@@ -270,10 +363,29 @@ def _listings(setup: ContractSetup, cases: list[Any], catalog_path: Path | None)
             by_case[case.name] = None
         else:
             key = target.server.model_dump_json()
+            if key in failed:
+                failed[key][1].append(case)
+                continue
             if key not in live:
-                live[key] = anyio.run(server_listing, target.server, setup)
+                try:
+                    live[key] = anyio.run(server_listing, target.server, setup)
+                except McpEvalsError as error:
+                    failed[key] = (error, [case])
+                    continue
             by_case[case.name] = live[key]
-    return by_case
+    problems = []
+    for failure, users in failed.values():
+        first = users[0]
+        names = ", ".join(repr(case.name) for case in users)
+        place = first.shown_path if len(users) == 1 else f"{first.shown_path} and {len(users) - 1} more"
+        lines = str(failure).splitlines()
+        problems.append(
+            "\n".join(
+                [f"{place} (server): the server could not be started or read (cases {names}): {lines[0]}"]
+                + [f"  {line}" for line in lines[1:]]
+            )
+        )
+    return by_case, problems
 
 
 def _run_for(history: Any, setup: ContractSetup, run_id: str | None) -> ContractRun | None:
@@ -286,7 +398,7 @@ def _run_for(history: Any, setup: ContractSetup, run_id: str | None) -> Contract
 
 @contract.command("regression")
 @config_option
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The history file (SQLite).")
+@_db_option
 @click.option("--run", "run_id", help="The run to judge (default: the latest of the suite).")
 @click.option("--format", "report_format", type=click.Choice(_COMPARE_FORMATS), default="console")
 @click.pass_context
@@ -313,7 +425,7 @@ def regression(
 @config_option
 @click.argument("run_a")
 @click.argument("run_b")
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The history file (SQLite).")
+@_db_option
 @click.option("--format", "report_format", type=click.Choice(_COMPARE_FORMATS), default="console")
 @click.pass_context
 def compare(
@@ -341,7 +453,7 @@ def _print_comparison(comparison: Comparison, report_format: str) -> None:
 
 @contract.command("gate")
 @config_option
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The history file (SQLite).")
+@_db_option
 @click.option(
     "--min-pass-rate",
     type=click.FloatRange(0, 1),
@@ -377,7 +489,7 @@ def gate(
 
 @contract.command("history")
 @config_option
-@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The history file (SQLite).")
+@_db_option
 @click.option("--limit", type=click.IntRange(1), default=20, show_default=True)
 @click.option("--all-suites", is_flag=True, help="Every suite in the file, not only this config's.")
 @click.pass_context

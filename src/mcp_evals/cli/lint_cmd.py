@@ -72,7 +72,7 @@ def lint(
     if output is not None:
         from mcp_evals.files import atomic_write
 
-        with atomic_write(output) as stream:
+        with atomic_write(output, what="--output") as stream:
             stream.write(text + "\n")
     else:
         click.echo(text)

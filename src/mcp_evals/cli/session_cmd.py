@@ -34,7 +34,7 @@ def _emit(text: str, out: Path | None) -> None:
         return
     from mcp_evals.files import atomic_write
 
-    with atomic_write(out) as stream:
+    with atomic_write(out, what="--out") as stream:
         stream.write(text)
     click.echo(f"report written to {out}", err=True)
 

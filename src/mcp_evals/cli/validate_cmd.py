@@ -10,22 +10,15 @@ from typing import Any
 import click
 
 from mcp_evals.catalog.classify import CLASS_LABELS
-from mcp_evals.catalog.lock import LOCK_VERDICTS, UPDATE_COMMAND, LockCheck, check_lock, matches_line
+from mcp_evals.catalog.lock import LOCK_VERDICTS, UPDATE_COMMAND, LockCheck, matches_line
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, read_lock
 from mcp_evals.cli.catalog_cmd import change_lines, printable
 from mcp_evals.cli.options import config_option, read_config, snapshot_option
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, McpEvalsError
 from mcp_evals.fixtures.load import load_fixtures
-from mcp_evals.fixtures.validate import (
-    FixtureCoverage,
-    Problem,
-    coverage,
-    fixtures_by_tool,
-    has_errors,
-    locate_in_config,
-    validate_fixtures,
-)
+from mcp_evals.fixtures.validate import FixtureCoverage, Problem
+from mcp_evals.fixtures.validate.outcome import Validation, validate_config
 from mcp_evals.github.workflow_commands import annotation, in_github_actions
 from mcp_evals.servers.extract import extract_catalog
 from mcp_evals.wording import plural
@@ -103,17 +96,7 @@ def validation_document(
     """What `--format json` prints, and what `--format md` (and the GitHub Action) render.
 
     ``lock`` appears only when the config names a catalog lock."""
-    document: dict[str, Any] = {
-        "ok": not has_errors(problems) and not (lock is not None and lock.failed),
-        "errors": sum(1 for problem in problems if problem.severity == "error"),
-        "warnings": sum(1 for problem in problems if problem.severity == "warning"),
-        "coverage": cover.model_dump(mode="json"),
-        "catalog_hash": catalog.hash,
-        "problems": [problem.model_dump(mode="json") for problem in problems],
-    }
-    if lock is not None:
-        document["lock"] = lock.model_dump(mode="json")
-    return document
+    return Validation(problems, cover, catalog, lock).document()
 
 
 def render_json(
@@ -200,14 +183,8 @@ def validate(config_path: Path, snapshot: Path | None, output_format: str) -> in
         if github:
             click.echo(annotation("error", str(error), title="mcp-evals validate"))
         raise
-    problems = validate_fixtures(
-        fixtures, catalog, config.validation, exclude_tools=config.exclude_tools, areas=config.areas
-    )
-    problems = locate_in_config(problems, _shown(config.path), config.line_of)
-    cover = coverage(fixtures, catalog, exclude_tools=config.exclude_tools)
-    lock = None
-    if config.catalog.lock:
-        lock = check_lock(catalog, locked, config.catalog.lock, fixtures_by_tool(fixtures))
+    outcome = validate_config(config, fixtures, catalog, locked, shown_config=_shown(config.path))
+    problems, cover, lock = outcome.problems, outcome.cover, outcome.lock
     if output_format == "json":
         click.echo(render_json(problems, cover, catalog, lock))
     elif output_format == "md":
@@ -218,5 +195,4 @@ def validate(config_path: Path, snapshot: Path | None, output_format: str) -> in
         shown_lock = _shown(lock_file) if lock_file else ""
         for line in github_annotations(problems, lock, shown_lock):
             click.echo(line, err=output_format != "text")
-    failed = has_errors(problems) or (lock is not None and lock.failed)
-    return EXIT_CHECK_FAILED if failed else EXIT_OK
+    return EXIT_CHECK_FAILED if outcome.failed else EXIT_OK

@@ -23,13 +23,24 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Literal
 
-from mcp_evals.answers import Retrieval, ToolChoiceMode
+from mcp_evals.answers import (
+    Answer,
+    GenerateOptions,
+    Message,
+    Retrieval,
+    ToolChoice,
+    ToolChoiceMode,
+    ToolResult,
+    ToolSpec,
+)
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.compare.paired import ArmKind
-from mcp_evals.providers.base import Answer, Job, Provider, ToolSearch
+from mcp_evals.providers.base import Provider, invalid_response
 from mcp_evals.providers.lexical import Bm25Index, tool_words, words
+from mcp_evals.run.asker import Asker, Job
 
 SEARCH_TOOL = "search_tools"
 SEARCH_DESCRIPTION = (
@@ -44,6 +55,16 @@ SEARCH_SCHEMA: dict[str, Any] = {
 }
 ROUTER_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 SUMMARY_CHARS = 90  # of each tool's description in a router's description
+ONE_AT_A_TIME = "Not run: call one tool at a time."
+
+
+@dataclass(frozen=True)
+class ToolSearch:
+    """How a deferred catalog is searched: ``variant`` names the API's own search (its provider is
+    built with the same, as ``tool_search``); ``top_k``: tools a client-side search reveals."""
+
+    variant: Literal["bm25", "regex"] = "bm25"
+    top_k: int = 5
 
 
 def first_sentence(text: str, limit: int = SUMMARY_CHARS) -> str:
@@ -65,14 +86,22 @@ class Arm(ABC):
     kind: ClassVar[ArmKind]
     requests_per_job: int = 1  # the most requests one answer can take: the budget reserves them all
 
-    def __init__(self, name: str, provider: Provider, label: str) -> None:
+    def __init__(self, name: str, asker: Asker, label: str) -> None:
         self.name = name
-        self.provider = provider
+        self.asker = asker
         self.label = label
 
     @property
+    def provider(self) -> Provider:
+        return self.asker.provider
+
+    @property
     def catalog(self) -> Catalog:
-        return self.provider.catalog
+        return self.asker.catalog
+
+    async def ask(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
+        """The arm's answer, with the names the model used mapped back to MCP names."""
+        return self.catalog.names.resolve(await self.answer(job, mode))
 
     @abstractmethod
     async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
@@ -93,7 +122,7 @@ class FullArm(Arm):
     kind: ClassVar = "full"
 
     async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
-        return await self.provider.answer(job, mode)
+        return await self.asker.ask(job, mode)
 
 
 class TwoStepArm(Arm):
@@ -101,16 +130,23 @@ class TwoStepArm(Arm):
 
     requests_per_job = 2
 
-    def __init__(self, name: str, provider: Provider, label: str) -> None:
-        super().__init__(name, provider, label)
+    def __init__(self, name: str, asker: Asker, label: str) -> None:
+        super().__init__(name, asker, label)
         self._first: dict[tuple[Job, ToolChoiceMode | None], Answer] = {}
 
+    def options(self, job: Job, *, cache: bool) -> GenerateOptions:
+        options = self.asker.options_for(job)
+        return options if cache else replace(options, cache="off")
+
     async def first_answer(
-        self, job: Job, mode: ToolChoiceMode | None, tools: list[dict[str, Any]]
+        self, job: Job, mode: ToolChoiceMode | None, tools: tuple[ToolSpec, ...]
     ) -> Answer:
         if (job, mode) not in self._first:
-            request = self.provider.turn_request(job.fixture, mode, tools, cache=True)
-            self._first[(job, mode)] = await self.provider.exchange(request)
+            messages = self.asker.messages(job.fixture.query)
+            options = self.options(job, cache=True)
+            self._first[(job, mode)] = await self.provider.generate(
+                messages, tools, ToolChoice.of(mode), options
+            )
         return self._first[(job, mode)]
 
     async def second_answer(
@@ -119,13 +155,22 @@ class TwoStepArm(Arm):
         mode: ToolChoiceMode | None,
         first: Answer,
         result_text: str,
-        tools: list[dict[str, Any]],
+        tools: tuple[ToolSpec, ...],
         *,
         cache: bool,
     ) -> Answer:
-        history = self.provider.tool_result_turn(first, result_text)
-        answer = await self.provider.exchange(
-            self.provider.turn_request(job.fixture, mode, tools, history, cache=cache)
+        """The conversation goes on: the first answer, what its first call found (any other call is
+        answered that it was not run), and the tools to choose from now."""
+        said = first.message
+        if said is None or not said.tool_uses:
+            raise invalid_response("no tool call to answer", first.request_id)
+        results = [
+            ToolResult(use.id, result_text if index == 0 else ONE_AT_A_TIME)
+            for index, use in enumerate(said.tool_uses)
+        ]
+        messages = [*self.asker.messages(job.fixture.query), said, Message.user(results)]
+        answer = await self.provider.generate(
+            messages, tools, ToolChoice.of(mode), self.options(job, cache=cache)
         )
         self._first.pop((job, mode), None)
         return answer
@@ -141,19 +186,22 @@ class DeferredArm(TwoStepArm):
 
     kind: ClassVar = "deferred"
 
-    def __init__(self, name: str, provider: Provider, search: ToolSearch) -> None:
-        server = provider.supports_tool_search
+    def __init__(self, name: str, asker: Asker, search: ToolSearch) -> None:
+        server = asker.provider.tool_search_requests > 0
         label = (
             f"every tool deferred behind the tool search of the API ({search.variant}, server-side)"
             if server
             else f"every tool behind a client-side search_tools (BM25, top {search.top_k}; two requests)"
         )
-        super().__init__(name, provider, label)
+        super().__init__(name, asker, label)
         self.search = search
         self.server_side = server
         if server:
-            self.requests_per_job = provider.tool_search_requests
-        self.index = Bm25Index({tool.name: tool_words(tool) for tool in provider.catalog.tools})
+            self.requests_per_job = asker.provider.tool_search_requests
+        catalog = asker.catalog
+        self.deferred = tuple(catalog.spec(tool, deferred=True) for tool in catalog.tools)
+        self.search_tool = (ToolSpec(SEARCH_TOOL, SEARCH_DESCRIPTION, SEARCH_SCHEMA),)
+        self.index = Bm25Index({tool.name: tool_words(tool) for tool in catalog.tools})
 
     def why_no_call(self, answer: Answer) -> str | None:
         retrieval = answer.retrieval
@@ -174,9 +222,10 @@ class DeferredArm(TwoStepArm):
 
     async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
         if self.server_side:
-            return await self.provider.tool_search_answer(job, mode, self.search)
-        search_tool = self.provider.function_tool(SEARCH_TOOL, SEARCH_DESCRIPTION, SEARCH_SCHEMA)
-        first = await self.first_answer(job, mode, [search_tool])
+            messages = self.asker.messages(job.fixture.query)
+            options = self.options(job, cache=True)
+            return await self.provider.generate(messages, self.deferred, ToolChoice.of(mode), options)
+        first = await self.first_answer(job, mode, self.search_tool)
         call = first.calls[0] if first.calls else None
         if call is None or call.provider_name != SEARCH_TOOL:
             return self.done(job, mode, first, Retrieval())  # declined, or named a tool it was never shown
@@ -192,7 +241,7 @@ class DeferredArm(TwoStepArm):
             for tool in found
         )
         text = f"{len(found)} tools match; they are now available to call:\n{listing}"
-        tools = [self.provider.catalog_tool(tool) for tool in found]
+        tools = tuple(self.catalog.spec(tool) for tool in found)
         second = await self.second_answer(job, mode, first, text, tools, cache=False)
         retrieval = Retrieval(searches=[query], revealed=[tool.name for tool in found], requests=2)
         return combine(first, second, retrieval)
@@ -216,27 +265,29 @@ class GroupedArm(TwoStepArm):
 
     kind: ClassVar = "grouped"
 
-    def __init__(self, name: str, provider: Provider) -> None:
-        areas = provider.catalog.areas
-        super().__init__(name, provider, f"one router tool per area ({len(areas)} areas; two requests)")
+    def __init__(self, name: str, asker: Asker) -> None:
+        catalog = asker.catalog
+        areas = catalog.areas
+        super().__init__(name, asker, f"one router tool per area ({len(areas)} areas; two requests)")
         self.routers = router_names(areas)
         self.members: dict[str, list[Tool]] = {area: [] for area in areas}
-        for tool in provider.catalog.tools:
+        for tool in catalog.tools:
             self.members[tool.area].append(tool)
+        self.member_specs = {
+            area: tuple(catalog.spec(tool) for tool in tools) for area, tools in self.members.items()
+        }
+        self.router_tools = tuple(self._router(name, area) for name, area in self.routers.items())
 
-    def router_tools(self) -> list[dict[str, Any]]:
-        tools = []
-        for name, area in self.routers.items():
-            summary = "; ".join(
-                f"{self.catalog.names.provider(tool.name)}: {first_sentence(tool.description)}"
-                for tool in self.members[area]
-            )
-            description = f"Open the {area} tools, then call one of them. They are: {summary}"
-            tools.append(self.provider.function_tool(name, description, ROUTER_SCHEMA))
-        return tools
+    def _router(self, name: str, area: str) -> ToolSpec:
+        summary = "; ".join(
+            f"{self.catalog.names.provider(tool.name)}: {first_sentence(tool.description)}"
+            for tool in self.members[area]
+        )
+        description = f"Open the {area} tools, then call one of them. They are: {summary}"
+        return ToolSpec(name, description, ROUTER_SCHEMA)
 
     async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
-        first = await self.first_answer(job, mode, self.router_tools())
+        first = await self.first_answer(job, mode, self.router_tools)
         call = first.calls[0] if first.calls else None
         area = self.routers.get(call.provider_name) if call is not None else None
         if area is None:
@@ -244,7 +295,6 @@ class GroupedArm(TwoStepArm):
         members = self.members[area]
         names = ", ".join(self.catalog.names.provider(tool.name) for tool in members)
         text = f"The {area} tools are now available: {names}. Call the one that fits the request."
-        tools = [self.provider.catalog_tool(tool) for tool in members]
-        second = await self.second_answer(job, mode, first, text, tools, cache=True)
+        second = await self.second_answer(job, mode, first, text, self.member_specs[area], cache=True)
         retrieval = Retrieval(area=area, revealed=[tool.name for tool in members], requests=2)
         return combine(first, second, retrieval)

@@ -1,60 +1,48 @@
 """``compare --dry``: what each arm would cost per fixture, with nothing sent (a local estimate).
 
-Each arm's requests are built as the live run builds them and counted with the local estimate
-(``providers.tokens``); what a search or a router reveals is counted at its average size. Caching is
-left out, so the figure is an upper estimate for arms whose prefix is stable.
+Each arm's requests — the messages and tools the live run sends — are counted with the local
+estimate (``providers.tokens``); what a search or a router reveals is counted at its average size.
+Caching is left out, so the figure is an upper estimate for arms whose prefix is stable.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from mcp_evals.answers import Usage
-from mcp_evals.compare.arms import (
-    SEARCH_DESCRIPTION,
-    SEARCH_SCHEMA,
-    SEARCH_TOOL,
-    Arm,
-    DeferredArm,
-    GroupedArm,
-)
+from mcp_evals.answers import ToolSpec, Usage
+from mcp_evals.compare.arms import Arm, DeferredArm, GroupedArm
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers.anthropic_tool_search import SEARCH_TOOLS
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
-from mcp_evals.providers.tokens import TOOL_USE_PREAMBLE_TOKENS, estimate_tokens
+from mcp_evals.providers.tokens import TOOL_USE_PREAMBLE_TOKENS, estimate_tokens, prompt_prefix, request_text
 
 # The assistant turn and the tool result a second request carries besides the tools (a few lines).
 HISTORY_TOKENS = 60
 
 
 def _tool_tokens(arm: Arm) -> float:
-    tools = arm.catalog.tools
-    if not tools:
+    specs = arm.catalog.specs
+    if not specs:
         return 0.0
-    return sum(estimate_tokens(str(arm.provider.catalog_tool(tool))) for tool in tools) / len(tools)
+    return sum(estimate_tokens(prompt_prefix([spec], "")) for spec in specs) / len(specs)
 
 
-def _body(arm: Arm, fixture: Fixture, tools: list[dict[str, Any]]) -> int:
-    request = arm.provider.turn_request(fixture, "forced", list(tools))
-    return estimate_tokens(request.body) + TOOL_USE_PREAMBLE_TOKENS
+def _body(arm: Arm, fixture: Fixture, tools: Sequence[ToolSpec]) -> int:
+    text = request_text(arm.asker.messages(fixture.query), tools)
+    return estimate_tokens(text) + TOOL_USE_PREAMBLE_TOKENS
 
 
 def request_tokens(arm: Arm, fixture: Fixture) -> list[int]:
     """Input tokens of each request one fixture takes in this arm."""
     if isinstance(arm, GroupedArm):
-        first = _body(arm, fixture, arm.router_tools())
+        first = _body(arm, fixture, arm.router_tools)
         shown = _tool_tokens(arm) * len(arm.catalog.tools) / max(1, len(arm.members))
         return [first, _body(arm, fixture, []) + round(shown) + HISTORY_TOKENS]
     if isinstance(arm, DeferredArm):
         revealed = round(_tool_tokens(arm) * min(arm.search.top_k, len(arm.catalog.tools)))
-        if arm.server_side:
-            search = dict(SEARCH_TOOLS[arm.search.variant])
-            return [_body(arm, fixture, [search]) + revealed + HISTORY_TOKENS]
-        search = arm.provider.function_tool(SEARCH_TOOL, SEARCH_DESCRIPTION, SEARCH_SCHEMA)
-        return [_body(arm, fixture, [search]), _body(arm, fixture, []) + revealed + HISTORY_TOKENS]
-    request = arm.provider.build_request(fixture, "forced") if arm.provider.uses_network else None
-    return [estimate_tokens(request.body) + TOOL_USE_PREAMBLE_TOKENS] if request is not None else []
+        if arm.server_side:  # deferred tools are no part of the prompt: only those revealed count
+            return [_body(arm, fixture, arm.deferred) + revealed + HISTORY_TOKENS]
+        return [_body(arm, fixture, arm.search_tool), _body(arm, fixture, []) + revealed + HISTORY_TOKENS]
+    return [_body(arm, fixture, arm.asker.tools)] if arm.provider.uses_network else []
 
 
 def describe_compare(

@@ -16,12 +16,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from mcp_evals.answers import ErrorKind, ToolChoiceMode
+from mcp_evals.answers import Answer, ErrorKind, ToolChoiceMode
 from mcp_evals.compare.arms import Arm
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers.base import Answer, Job
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.record.model import FixtureResult
+from mcp_evals.run.asker import Job
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import ResultsWriter
@@ -100,15 +100,15 @@ class ArmsRunner(Runner):
         self.arm_retracted: dict[str, list[str]] = defaultdict(list)
         self.ignored: Counter[str] = Counter()  # arm → answers to forced requests with no call at all
         self.explained: dict[str, Counter[str]] = defaultdict(Counter)  # arm → reason → answers
-        first = arms[0].provider
+        first = arms[0].asker
         super().__init__(
             first, settings, self.writers, progress=progress, catalog_hash=first.catalog.hash, total=total
         )
         self.budget = Budget(
             settings.budget_usd,
             settings.price,
-            first.settings.max_tokens,
-            prefix=max((arm.provider.cache_prefix() for arm in arms), key=len),
+            first.options.max_tokens,
+            prefix=max((arm.asker.prefix for arm in arms), key=len),
             requests_per_job=max(arm.requests_per_job for arm in arms),
         )
 
@@ -117,7 +117,7 @@ class ArmsRunner(Runner):
         return self.arms[job.arm]
 
     async def ask(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
-        return await self.arm(job).answer(job, mode)
+        return await self.arm(job).ask(job, mode)
 
     def requests_for(self, job: Job) -> int:
         return self.arm(job).requests_per_job  # a full job reserves one request, a paused search three
@@ -145,7 +145,7 @@ class ArmsRunner(Runner):
 
     def ignored_note(self, arm: str) -> str:
         return (
-            f"compare arm {arm}: {self.provider.settings.model} did not honour forced tool use: "
+            f"compare arm {arm}: {self.asker.model} did not honour forced tool use: "
             f"{self.ignored[arm]} answer(s) to requests that forced a tool call had none (scored as no call)"
         )
 

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from mcp_evals.config import yaml11
 from mcp_evals.config.source import Document, Location
 from mcp_evals.config.unions import BRANCH_TAGS, WRONG_SHAPE
 from mcp_evals.errors import where
@@ -223,6 +224,7 @@ def describe_validation_error(
             message = unknown_key_message(model, loc[:-1], str(loc[-1]) if loc else "", schema)
         else:
             message = _message(item)
+        message += yaml11.note(document.sources.get(full), item.get("input"))
         rows.append(f"{where(document.path, document.line_of(full), dotted(full) or None)}: {message}")
     more = len(items) - limit
     if more > 0:

@@ -21,14 +21,16 @@ from pydantic import (
     model_validator,
 )
 
+from mcp_evals.config.messages import dotted
 from mcp_evals.config.unions import ByShape
-from mcp_evals.config.variables import unset_variables, value_problem, variable_problems
-from mcp_evals.errors import ConfigError, where
+from mcp_evals.config.variables import value_error
+from mcp_evals.errors import where
 from mcp_evals.provider_registry import RegisteredProvider
 from mcp_evals.strict import FileModel
 from mcp_evals.strict import StrictModel as StrictModel  # the strict base, re-exported for config sections
 
 DEFAULT_CONFIG_NAME = "mcp-evals.yaml"
+VariableKind = Literal["arg", "env", "header"]
 DEFAULT_SYSTEM_PROMPT = (
     "You are the tool router of an MCP server. For the user's request, call the single tool that best "
     "fulfils it, with the arguments the request gives. If no tool fits, say so without calling one. "
@@ -61,6 +63,8 @@ class ServerConfig(StrictModel):
     prefix: bool = Field(False, description="Name this server's tools `server__tool` to avoid clashes.")
     timeout: float = Field(30.0, gt=0, description="Seconds to start, handshake and list tools.")
 
+    _whole_environment: bool = PrivateAttr(default=False)
+
     model_config = ConfigDict(
         extra="forbid",
         json_schema_extra={
@@ -85,6 +89,31 @@ class ServerConfig(StrictModel):
     @property
     def kind(self) -> Literal["stdio", "http", "snapshot"]:
         return "stdio" if self.command else "http" if self.url else "snapshot"
+
+    def variable_fields(self) -> list[tuple[tuple[str | int, ...], str, VariableKind]]:
+        """Every value where `${VAR}` expands when connecting: (its path, the value, its kind)."""
+        fields: list[tuple[tuple[str | int, ...], str, VariableKind]] = [
+            (("args", index), value, "arg") for index, value in enumerate(self.args)
+        ]
+        fields += [(("env", key), value, "env") for key, value in self.env.items()]
+        fields += [(("headers", key), value, "header") for key, value in self.headers.items()]
+        if self.url:
+            fields.append((("url",), self.url, "header"))
+        return fields
+
+    @property
+    def whole_environment(self) -> bool:
+        """True when a stdio server gets the caller's whole environment (mcp-eval-runner's cases)."""
+        return self._whole_environment
+
+    def with_whole_environment(self) -> ServerConfig:
+        """This server, started with the caller's whole environment instead of PATH, HOME and locale.
+
+        Not a config key: only `mcp-evals contract`'s mcp-eval-runner compatibility asks for it.
+        """
+        copy = self.model_copy()
+        copy._whole_environment = True
+        return copy
 
 
 class ValidationOptions(StrictModel):
@@ -515,7 +544,8 @@ class Config(FileModel):
     """The whole ``mcp-evals.yaml``."""
 
     servers: list[ServerConfig] = Field(
-        min_length=1, description="The MCP servers whose tools make the catalog (one or more)."
+        description="The MCP servers whose tools make the catalog (one or more). `[]` only for "
+        "contract cases that each name their own server: every command that reads a catalog needs one."
     )
     areas: dict[str, list[str]] = Field(
         default_factory=dict, description="Area name → tool names or glob patterns (fnmatch)."
@@ -568,33 +598,14 @@ class Config(FileModel):
         so a token never sits in the config object.
         """
         for index, server in enumerate(self.servers):
-            fields: list[tuple[tuple[str | int, ...], str]] = [
-                (("env", key), value) for key, value in server.env.items()
-            ]
-            fields += [(("headers", key), value) for key, value in server.headers.items()]
-            if server.url:
-                fields.append((("url",), server.url))
-            for parts, value in fields:
+            for parts, value, kind in server.variable_fields():
                 location = ("servers", index, *parts)
-                dotted = f"servers[{index}]." + ".".join(str(part) for part in parts)
-                place = where(self.shown_path, self.line_of(location), dotted)
-                missing = unset_variables(value, environ)
-                if missing:
-                    raise ConfigError(
-                        f"{place}: environment variable {missing[0]} is not set",
-                        hint=f"export {missing[0]}=… before running, or remove ${{{missing[0]}}} "
-                        "from the config",
-                    )
-                header = parts[0] in ("headers", "url")
-                for name, problem in variable_problems(value, header=header, environ=environ):
-                    raise ConfigError(
-                        f"{place}: environment variable {name} {problem}",
-                        hint=f"set {name} to exactly the value (in CI: the secret, without a trailing "
-                        "newline)",
-                    )
-                literal = value_problem(value, header=header)  # written into the config itself
-                if literal:
-                    raise ConfigError(f"{place}: the value {literal}", hint="fix the value in the config")
+                place = where(self.shown_path, self.line_of(location), dotted(location))
+                error = value_error(
+                    value, place, header=kind == "header", literal=kind != "arg", environ=environ
+                )
+                if error is not None:
+                    raise error
 
     def resolve(self, relative: str) -> Path:
         """A path from the config file, relative to the config file's folder."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_evals.errors import InputFileError, where
+from mcp_evals.files import register_input
 
 Location = tuple[str | int, ...]
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -24,6 +25,7 @@ class Document:
     path: Path
     data: Any
     lines: dict[Location, int] = field(default_factory=dict)
+    sources: dict[Location, str] = field(default_factory=dict)  # plain scalars YAML 1.1 reads oddly (yaml11)
 
     def line_of(self, location: Location) -> int | None:
         """The line of the deepest known part of ``location`` (a pydantic ``loc`` works too)."""
@@ -42,6 +44,7 @@ def read_text(path: Path) -> str:
         if size > MAX_FILE_BYTES:
             raise InputFileError(f"{path}: file is {size} bytes; the limit is {MAX_FILE_BYTES}")
         raw = path.read_bytes()
+        register_input(path)  # no output of this command may replace it (files.py)
     except FileNotFoundError:
         raise InputFileError(f"{path}: file not found") from None
     except IsADirectoryError:

@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from mcp_evals.config import yaml11
 from mcp_evals.config.source import MAX_DEPTH, Document, Location
 from mcp_evals.config.syntax import explain_syntax_error
 from mcp_evals.errors import InputFileError, where
@@ -67,6 +68,7 @@ class _Converter:
         self.loader = loader
         self.path = path
         self.lines: dict[Location, int] = {}
+        self.sources: dict[Location, str] = {}
         self.seen: set[int] = set()
 
     def fail(self, node: yaml.Node, message: str) -> InputFileError:
@@ -78,6 +80,8 @@ class _Converter:
         self.seen.add(id(node))
         self.lines[location] = node.start_mark.line + 1
         if isinstance(node, yaml.ScalarNode):
+            if node.tag != _STR and not node.style and yaml11.surprising(node.value):
+                self.sources[location] = node.value
             return node.value if node.tag == _STR else self.scalar(node)
         if len(location) > MAX_DEPTH:
             raise self.fail(node, f"nested more than {MAX_DEPTH} levels deep")
@@ -170,4 +174,4 @@ def parse_yaml(text: str, path: Path) -> Document:
         raise InputFileError(f"{path}: nested too deeply") from None
     finally:
         loader.dispose()
-    return Document(path=path, data=data, lines=converter.lines)
+    return Document(path=path, data=data, lines=converter.lines, sources=converter.sources)

@@ -8,12 +8,10 @@ passed: simulation mode measures no latency and runs no tool.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
-
+from mcp_evals import patterns, schema_refs
 from mcp_evals.contract.model import AssertionResult, Expect, Mode
 
 SNIPPET = 160
@@ -32,6 +30,7 @@ class Observed:
     listed: bool | None = None
     output_schema: dict[str, Any] | None = None
     reached: bool = True
+    seconds: float = patterns.DEFAULT_SECONDS  # what a user's regular expression may take: the step timeout
 
     def json(self) -> tuple[bool, Any]:
         """(True, value): ``structuredContent``, else the output parsed as JSON; (False, None) if neither."""
@@ -124,15 +123,24 @@ def check_equals(value: Any, observed: Observed) -> AssertionResult:
 
 
 def check_matches(pattern: str, observed: Observed) -> AssertionResult:
-    if re.search(pattern, observed.text):
+    try:
+        found = patterns.search(pattern, observed.text, seconds=observed.seconds)
+    except patterns.PatternTimeout as error:
+        return _failed("output_matches", str(error))
+    if found:
         return _passed("output_matches", f"matches /{pattern}/")
     return _failed("output_matches", f"/{pattern}/ does not match the output {snippet(observed.text)}")
 
 
 def schema_problem(schema: dict[str, Any], data: Any) -> str | None:
-    """The first way ``data`` breaks ``schema`` (with where), or None when it validates."""
-    validator_class = jsonschema.validators.validator_for(schema)
-    error = jsonschema.exceptions.best_match(validator_class(schema).iter_errors(data))
+    """The first way ``data`` breaks ``schema`` (with where), or None when it validates.
+
+    A schema that cannot check anything (a ``$ref`` leaving it, which is never fetched) is a problem.
+    """
+    try:
+        error = schema_refs.best_error(schema_refs.validator(schema), data)
+    except schema_refs.UnusableSchema as unusable:
+        return str(unusable)
     if error is None:
         return None
     where = "$" + "".join(

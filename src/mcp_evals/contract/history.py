@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from mcp_evals.contract.model import CaseResult, ContractRun
 from mcp_evals.contract.regression import Comparison, compare_cases
 from mcp_evals.errors import ConfigError, InputFileError
+from mcp_evals.files import input_kind, refuse_inputs, register_input
 
 SCHEMA_VERSION = 1
 _SCHEMA = """
@@ -60,6 +61,16 @@ CREATE TABLE IF NOT EXISTS steps (
 """
 
 
+def _schema_of(connection: sqlite3.Connection) -> tuple[int, set[str]]:
+    """The schema version and the tables, read in one statement: one consistent snapshot (two reads
+    could straddle another process's creating commit and see its tables with no version yet)."""
+    rows = connection.execute(
+        "SELECT (SELECT user_version FROM pragma_user_version), name FROM sqlite_master WHERE type = 'table' "
+        "UNION ALL SELECT (SELECT user_version FROM pragma_user_version), NULL"
+    ).fetchall()
+    return int(rows[0][0]), {row[1] for row in rows if row[1] is not None}
+
+
 class RunSummary(BaseModel):
     run_id: str
     suite: str
@@ -75,12 +86,20 @@ class History:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._refuse_other_inputs()
+
+    def _refuse_other_inputs(self) -> None:
+        """Never another input of the command (the config, a case file): SQLite would call it "not a
+        database", and the advice to delete it would be wrong. No output may replace the history either."""
+        if input_kind(self.path) not in (None, "history"):
+            refuse_inputs(self.path, what="the history database")
 
     @contextmanager
     def _connect(self, *, write: bool) -> Iterator[sqlite3.Connection | None]:
         if not write and not self.path.exists():
             yield None
             return
+        self._refuse_other_inputs()
         if write:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -95,10 +114,13 @@ class History:
         try:
             connection.execute("PRAGMA foreign_keys = ON")
             self._check_schema(connection, write=write)
+            register_input(self.path, kind="history")  # it exists now
             yield connection
         except sqlite3.IntegrityError:
             raise
         except sqlite3.DatabaseError as error:
+            if getattr(error, "sqlite_errorname", "") == "SQLITE_READONLY":
+                raise self._read_only() from None
             raise InputFileError(
                 f"{self.path}: not an mcp-evals history database ({error})",
                 hint="point --db (or contract.history) at another file, or delete this one to start over",
@@ -106,15 +128,24 @@ class History:
         finally:
             connection.close()
 
+    def _read_only(self) -> ConfigError:
+        return ConfigError(
+            f"{self.path}: the history database cannot be written (the file or its folder is read-only)",
+            hint="make it writable, point --db (or contract.history) at another file, or use --no-history",
+        )
+
     def _check_schema(self, connection: sqlite3.Connection, *, write: bool) -> None:
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        version, tables = _schema_of(connection)
         if version == 0 and not tables:
             if write:
-                with connection:
-                    connection.executescript(_SCHEMA)
-                    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                self._create(connection)
             return
+        if "case_results" in tables and "cases" not in tables:
+            raise InputFileError(
+                f"{self.path}: an mcp-eval-runner history, not an mcp-evals one",
+                hint=f"import its runs with `mcp-evals import mcp-eval-runner-history {self.path}`, and "
+                "point --db (or contract.history) at another file",
+            )
         if version != SCHEMA_VERSION or "runs" not in tables:
             raise InputFileError(
                 f"{self.path}: a history database of another version ({version}); this mcp-evals reads "
@@ -122,58 +153,100 @@ class History:
                 hint="point --db (or contract.history) at another file, or delete this one to start over",
             )
 
+    @staticmethod
+    def _create(connection: sqlite3.Connection) -> None:
+        """The tables and the schema version in one write transaction: a process started at the same
+        moment waits for it, then finds a complete history (never tables without a version)."""
+        previous = connection.isolation_level
+        connection.isolation_level = None  # the transaction is ours, not the sqlite3 module's
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            version, tables = _schema_of(connection)
+            if version == 0 and not tables:
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        connection.execute(statement)
+                connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        finally:
+            connection.isolation_level = previous
+
     def check(self) -> None:
-        """Fail now, not after a run, when the file is not a history this version can read and write."""
-        with self._connect(write=True):
-            pass
+        """Fail now, not after a run, when the file is not a history this version can read and write:
+        a write that changes nothing, rolled back, finds a read-only file before any server starts."""
+        with self._connect(write=True) as connection:
+            assert connection is not None
+            previous = connection.isolation_level
+            connection.isolation_level = None
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                try:
+                    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                finally:
+                    connection.execute("ROLLBACK")
+            finally:
+                connection.isolation_level = previous
 
     def record(self, run: ContractRun) -> None:
         """Store a run, completely or not at all."""
-        try:
-            self._insert(run)
-        except sqlite3.IntegrityError:
-            raise ConfigError(f"{self.path}: run {run.run_id} is already recorded") from None
+        self.record_all([run])
 
-    def _insert(self, run: ContractRun) -> None:
+    def record_all(self, runs: list[ContractRun]) -> None:
+        """Store runs in this order (an import's, oldest first), all of them or none."""
+        try:
+            self._insert(runs)
+        except sqlite3.IntegrityError:
+            which = f"run {runs[0].run_id} is" if len(runs) == 1 else f"one of these {len(runs)} runs is"
+            raise ConfigError(f"{self.path}: {which} already recorded (nothing was recorded)") from None
+
+    def _insert(self, runs: list[ContractRun]) -> None:
         with self._connect(write=True) as connection:
             assert connection is not None
             with connection:  # one transaction
+                for run in runs:
+                    self._insert_run(connection, run)
+
+    @staticmethod
+    def _insert_run(connection: sqlite3.Connection, run: ContractRun) -> None:
+        connection.execute(
+            "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run.run_id,
+                run.suite,
+                run.started_at,
+                run.finished_at,
+                run.git_sha,
+                json.dumps(run.selection) if run.selection is not None else None,
+                run.passed,
+                run.failed,
+                run.skipped,
+                run.model_dump_json(),
+            ),
+        )
+        for case in run.cases:
+            connection.execute(
+                "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?)",
+                (run.run_id, case.name, case.mode, case.status, case.duration_ms, case.error),
+            )
+            for position, step in enumerate(case.steps):
+                failed = [item.model_dump() for item in step.failed_assertions]
                 connection.execute(
-                    "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         run.run_id,
-                        run.suite,
-                        run.started_at,
-                        run.finished_at,
-                        run.git_sha,
-                        json.dumps(run.selection) if run.selection is not None else None,
-                        run.passed,
-                        run.failed,
-                        run.skipped,
-                        run.model_dump_json(),
+                        case.name,
+                        position,
+                        step.id,
+                        step.tool,
+                        step.status,
+                        step.latency_ms,
+                        step.error,
+                        json.dumps(failed) if failed else None,
                     ),
                 )
-                for case in run.cases:
-                    connection.execute(
-                        "INSERT INTO cases VALUES (?, ?, ?, ?, ?, ?)",
-                        (run.run_id, case.name, case.mode, case.status, case.duration_ms, case.error),
-                    )
-                    for position, step in enumerate(case.steps):
-                        failed = [item.model_dump() for item in step.failed_assertions]
-                        connection.execute(
-                            "INSERT INTO steps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            (
-                                run.run_id,
-                                case.name,
-                                position,
-                                step.id,
-                                step.tool,
-                                step.status,
-                                step.latency_ms,
-                                step.error,
-                                json.dumps(failed) if failed else None,
-                            ),
-                        )
 
     def _load(self, record: str, run_id: str) -> ContractRun:
         try:

@@ -1,10 +1,13 @@
 """The ``llm_judge`` assertion: an OpenAI-compatible model scores a step's output from 0 to 1.
 
-The key, the endpoint and whether it bills are the one spending policy's (``run.spending``): the
-key comes from the environment only (``OPENAI_API_KEY``), a keyless endpoint of your own bills
-nothing. Every request reserves its worst case in the run's one ``Budget`` (``run.budget``) before
-it is sent. Without a key, without a budget, or when the next request could cross it, the assertion
-is *skipped* with the reason — never passed.
+The key comes from the environment only (``LLM_JUDGE_API_KEY`` with ``LLM_JUDGE_BASE_URL``, the
+names mcp-eval-runner reads, when either is set; else ``OPENAI_API_KEY`` with ``OPENAI_BASE_URL``; in a
+``Secret``: a key is never sent to the other pair's endpoint), the request is one ``generate`` call (a
+system prompt and the question) through the OpenAI provider. The key, the endpoint and whether it
+bills are the one spending policy's (``run.spending``: a keyless endpoint of your own bills nothing),
+and every request reserves its worst case in the run's one ``Budget`` (``run.budget``) before it is
+sent. Without a key, without a budget, or when the next request could cross it, the assertion is
+*skipped* with the reason — never passed.
 """
 
 from __future__ import annotations
@@ -13,11 +16,12 @@ import json
 import re
 from collections.abc import Mapping
 
-from mcp_evals.catalog.model import Catalog
+from mcp_evals.answers import GenerateOptions, Message
 from mcp_evals.config.model import JudgeOptions, RunOptions
 from mcp_evals.config.resolve import number_setting
 from mcp_evals.contract.model import AssertionResult, JudgeSpend, LlmJudge
-from mcp_evals.providers.base import HttpRequest, ProviderSettings, compact_json
+from mcp_evals.provider_registry import PROVIDERS
+from mcp_evals.providers.base import ProviderSettings, Secret
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.openai import OpenAIProvider
 from mcp_evals.providers.pricing import Price, find_price
@@ -34,25 +38,51 @@ _SYSTEM = (
 _JSON_OBJECT = re.compile(r"\{.*\}", re.S)
 
 
+JUDGE_VARIABLES = ("LLM_JUDGE_API_KEY", "LLM_JUDGE_BASE_URL")
+
+
+def judge_variables(environ: Mapping[str, str]) -> tuple[str, str]:
+    """The (key, base URL) variables the judge reads: mcp-eval-runner's pair when either is set.
+
+    Always a pair, so a key is only ever sent to the endpoint named beside it.
+    """
+    if any(environ.get(name, "").strip() for name in JUDGE_VARIABLES):
+        return JUDGE_VARIABLES
+    entry = PROVIDERS["openai"]
+    return entry.key_env_var or "OPENAI_API_KEY", entry.base_url_env_var or "OPENAI_BASE_URL"
+
+
 class Judge:
     """Asks the judge model, one request per ``llm_judge`` assertion, within one budget for the run."""
 
     def __init__(self, options: JudgeOptions, environ: Mapping[str, str], *, budget_usd: float | None = None):
         self.options = options
-        # The judge's provider is always named (OpenAI-compatible); its endpoint is the config's, else
-        # OPENAI_BASE_URL; its cap is --judge-budget-usd, else contract.judge.budget_usd (no default).
+        self.key_variable, url_variable = judge_variables(environ)
+        # The judge's provider is always named (OpenAI-compatible), its variables the pair above; its
+        # endpoint the config's, else the pair's; its cap --judge-budget-usd, else
+        # contract.judge.budget_usd (no default).
+        Secret.from_environ(environ, self.key_variable)  # a key no header can carry, named by its variable
+        entry = PROVIDERS["openai"]
+        pair = {
+            entry.key_env_var or "": environ.get(self.key_variable, ""),
+            entry.base_url_env_var or "": environ.get(url_variable, ""),
+        }
         self.spending = choose(
-            "contract",
-            environ,
-            RunOptions(),
-            provider="openai",
-            model=options.model,
-            base_url=options.base_url,
+            "contract", pair, RunOptions(), provider="openai", model=options.model, base_url=options.base_url
         )
         limit = number_setting(budget_usd, environ, None, options.budget_usd, float)
         self.budget = Budget(limit, None, MAX_TOKENS)
         self.requests = 0
         self._providers: dict[str, OpenAIProvider] = {}
+
+    @property
+    def key(self) -> Secret | None:
+        return self.spending.choice.key
+
+    @property
+    def base_url(self) -> str | None:
+        """The endpoint given (the config's, else the pair's variable); None: OpenAI's own."""
+        return self.spending.endpoint
 
     @property
     def spend(self) -> JudgeSpend:
@@ -63,9 +93,8 @@ class Judge:
 
     def unavailable(self) -> str | None:
         """Why no judge request can be made at all, or None."""
-        missing = self.spending.missing_key
-        if missing is not None:
-            return f"{' or '.join(missing.variables)} is not set: the judge was not asked"
+        if self.spending.missing_key is not None:
+            return f"{self.key_variable} is not set: the judge was not asked"
         if self.budget.limit_usd is None:
             return (
                 "no judge budget (contract.judge.budget_usd or --judge-budget-usd): the judge was not asked"
@@ -79,10 +108,9 @@ class Judge:
                 base_url=self.spending.endpoint or OpenAIProvider.default_base_url,
                 api_key=self.spending.choice.key,
                 timeout=self.options.timeout,
-                max_tokens=MAX_TOKENS,
                 max_connections=4,
             )
-            self._providers[model] = OpenAIProvider(settings, Catalog(tools=[]), _SYSTEM)
+            self._providers[model] = OpenAIProvider(settings)
         return self._providers[model]
 
     async def aclose(self) -> None:
@@ -123,19 +151,8 @@ class Judge:
         return verdict(answer_text, judge.min_score)
 
     async def _ask(self, provider: OpenAIProvider, prompt: str, price: Price | None) -> str:
-        limit_key = "max_completion_tokens" if provider.reasoning_model else "max_tokens"
-        body = compact_json(
-            {
-                "model": provider.settings.model,
-                limit_key: MAX_TOKENS,
-                "messages": [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": prompt}],
-            }
-        )
-        request = HttpRequest("/chat/completions", body, {"content-type": "application/json"})
-        response = await provider.send(request)
-        if not 200 <= response.status_code < 300:
-            raise provider.classify_error(response.status_code, response.headers, response.content)
-        answer = provider.parse_response(response.status_code, response.headers, response.content)
+        messages = [Message.system(_SYSTEM), Message.user(prompt)]
+        answer = await provider.generate(messages, options=GenerateOptions(max_tokens=MAX_TOKENS))
         self.budget.spend(answer.usage, price)
         return answer.text
 

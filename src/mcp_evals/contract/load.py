@@ -21,9 +21,10 @@ from mcp_evals.config.documents import (
     shown,
 )
 from mcp_evals.config.model import Config, ContractOptions, JudgeOptions, ServerConfig
+from mcp_evals.config.variables import value_error
 from mcp_evals.contract.chaining import ChainingError, find_references
 from mcp_evals.contract.model import Case, CaseServer, Mode
-from mcp_evals.errors import ConfigError, InputFileError, where
+from mcp_evals.errors import ConfigError, InputFileError, McpEvalsError, where
 
 CASE_SUFFIXES = (".yaml", ".yml", ".json")
 DEFAULT_CASES = "evals/contract"
@@ -31,17 +32,26 @@ DEFAULT_CASES = "evals/contract"
 
 @dataclass
 class ContractSetup:
-    """Where cases, history and reports live, and the run defaults: from the config, or without one."""
+    """Where cases, history and reports live, and the run defaults: from the config, or without one.
+
+    ``cases_folder`` is a folder given on the command line (``--fixtures``), instead of
+    ``contract.cases``; ``compat`` is set when the cases run with mcp-eval-runner's semantics
+    (``contract/compat.py``).
+    """
 
     config: Config | None
     base_dir: Path
     options: ContractOptions
+    cases_folder: Path | None = None
+    compat: str | None = None
 
     @classmethod
-    def of(cls, config: Config | None, *, cwd: Path | None = None) -> ContractSetup:
+    def of(
+        cls, config: Config | None, *, cwd: Path | None = None, cases: Path | None = None
+    ) -> ContractSetup:
         if config is None:
-            return cls(None, (cwd or Path.cwd()).resolve(), ContractOptions())
-        return cls(config, config.base_dir, config.contract)
+            return cls(None, (cwd or Path.cwd()).resolve(), ContractOptions(), cases)
+        return cls(config, config.base_dir, config.contract, cases)
 
     def resolve(self, relative: str | Path) -> Path:
         path = Path(relative).expanduser()
@@ -49,6 +59,8 @@ class ContractSetup:
 
     @property
     def cases_dir(self) -> Path:
+        if self.cases_folder is not None:
+            return self.cases_folder
         return self.resolve(self.options.cases)
 
     @property
@@ -113,11 +125,22 @@ def target_of(case: Case, setup: ContractSetup) -> Target:
     if case.simulate:
         return Target("simulation", None)
     if isinstance(case.server, CaseServer):
-        return Target("live", case.server.to_server_config(server_name(case.name), case.path.parent))
+        return Target("live", case_server(case, case.server, setup))
     server = setup.server_named(case.server) if isinstance(case.server, str) else setup.default_server()
     if server is None:
         return Target("simulation", None)
     return Target("simulation" if server.snapshot else "live", server)
+
+
+def case_server(case: Case, server: CaseServer, setup: ContractSetup) -> ServerConfig:
+    """A case's own server block as a server: in the case's folder, with PATH, HOME and locale only.
+
+    With mcp-eval-runner's semantics it starts in the current folder with the whole environment,
+    as that tool starts it.
+    """
+    if setup.compat is None:
+        return server.to_server_config(server_name(case.name), case.path.parent)
+    return server.to_server_config(server_name(case.name), setup.base_dir).with_whole_environment()
 
 
 def server_name(case_name: str) -> str:
@@ -194,59 +217,140 @@ def check_references(case: Case) -> None:
         earlier.add(step.id)
 
 
-def load_cases(setup: ContractSetup, names: list[str] | None = None) -> list[Case]:
-    """Every case in the cases folder (or only those named), checked; duplicate names are errors."""
+@dataclass
+class ReadCases:
+    """Every case of a folder that loaded, and every problem found reading them (none stops the rest)."""
+
+    cases: list[Case]
+    problems: list[McpEvalsError]
+    # Cases whose own server cannot start as written (a variable unset): loaded, but not startable.
+    unstartable: set[str]
+
+
+def read_cases(setup: ContractSetup) -> ReadCases:
+    """Every case in the cases folder, checked: each file's shape and references, unique names, the
+    servers they name and the variables their server blocks use. A problem never hides the next one."""
     cases: list[Case] = []
+    problems: list[McpEvalsError] = []
     seen: dict[str, Case] = {}
     for path in case_files(setup.cases_dir):
-        case = load_case(path)
+        try:
+            case = load_case(path)
+        except InputFileError as error:
+            problems.append(error)
+            continue
         if case.name in seen:
             first = seen[case.name]
-            raise InputFileError(
-                f"{where(case.shown_path, case.line_of(('name',)), 'name')}: the case name {case.name!r} "
-                f"is also used by {where(first.shown_path, first.line_of(('name',)))}",
-                hint="case names must be unique: history and reports know a case by its name",
+            problems.append(
+                InputFileError(
+                    f"{where(case.shown_path, case.line_of(('name',)), 'name')}: the case name "
+                    f"{case.name!r} is also used by {where(first.shown_path, first.line_of(('name',)))}",
+                    hint="case names must be unique: history and reports know a case by its name",
+                )
             )
+            continue
         seen[case.name] = case
         cases.append(case)
-    check_servers(cases, setup)
-    if names:
-        unknown = [name for name in names if name not in seen]
-        if unknown:
-            raise ConfigError(
-                f"no case named {unknown[0]!r} in {shown(setup.cases_dir)}",
-                hint=f"the cases are: {', '.join(sorted(seen)) or 'none'}",
-            )
-        wanted = set(names)
-        cases = [case for case in cases if case.name in wanted]
-    return cases
+    unstartable: set[str] = set()
+    for case in cases:
+        found = server_problems(case, setup)
+        if found:
+            unstartable.add(case.name)
+        problems += found
+    return ReadCases(cases, problems, unstartable)
+
+
+def select(cases: list[Case], names: list[str] | None, setup: ContractSetup) -> list[Case]:
+    """The cases named (all when none is); an unknown name is an error that lists the cases."""
+    if not names:
+        return cases
+    known = {case.name for case in cases}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise ConfigError(
+            f"no case named {unknown[0]!r} in {shown(setup.cases_dir)}",
+            hint=f"the cases are: {', '.join(sorted(known)) or 'none'}",
+        )
+    wanted = set(names)
+    return [case for case in cases if case.name in wanted]
+
+
+def load_cases(setup: ContractSetup, names: list[str] | None = None) -> list[Case]:
+    """Every case in the cases folder (or only those named), checked; the first problem is raised."""
+    read = read_cases(setup)
+    if read.problems:
+        raise read.problems[0]
+    return select(read.cases, names, setup)
 
 
 def check_servers(cases: list[Case], setup: ContractSetup) -> None:
-    """A case names a config server that exists; a config with several servers says which is default
-    (a simulation case runs no server and needs none)."""
-    config = setup.config
+    """Raise the first problem of the servers ``cases`` name (see ``server_problems``)."""
     for case in cases:
-        if isinstance(case.server, str):
-            if config is None or setup.server_named(case.server) is None:
-                names = ", ".join(server.name for server in config.servers) if config else "none (no config)"
-                raise InputFileError(
+        for problem in server_problems(case, setup):
+            raise problem
+
+
+def server_problems(case: Case, setup: ContractSetup) -> list[McpEvalsError]:
+    """What keeps a case from reaching its server: a config server it names that does not exist, a
+    config with several (or no) servers and no default, a variable its server block uses unset.
+
+    A simulation case runs no server and needs none.
+    """
+    config = setup.config
+    if isinstance(case.server, CaseServer):
+        return variable_problems(case, case.server)
+    if isinstance(case.server, str):
+        if config is None or setup.server_named(case.server) is None:
+            names = ", ".join(server.name for server in config.servers) if config else "none (no config)"
+            return [
+                InputFileError(
                     f"{where(case.shown_path, case.line_of(('server',)), 'server')}: no config server "
-                    f"named {case.server!r} (the config's servers: {names})"
+                    f"named {case.server!r} (the config's servers: {names or 'none'})"
                 )
-        elif case.server is None and config is not None and setup.default_server() is None:
-            if setup.options.server is not None:
-                raise ConfigError(
-                    f"{where(config.shown_path, config.line_of(('contract', 'server')), 'contract.server')}: "
-                    f"no server named {setup.options.server!r}"
-                )
-            if case.simulate:
-                continue
-            raise InputFileError(
-                f"{case.shown_path}: the config has {len(config.servers)} servers; say which one this case "
-                "uses with `server: <name>`",
-                hint="or set `contract.server` in the config for every case that names none",
+            ]
+        return []
+    if config is None or setup.default_server() is not None:
+        return []
+    if setup.options.server is not None:
+        return [
+            ConfigError(
+                f"{where(config.shown_path, config.line_of(('contract', 'server')), 'contract.server')}: "
+                f"no server named {setup.options.server!r}"
             )
+        ]
+    if case.simulate:
+        return []
+    if not config.servers:
+        return [
+            InputFileError(
+                f"{case.shown_path}: the config lists no server; give this case a `server:` block",
+                hint="or add a server to the config, or `simulate: true` to run it in simulation mode",
+            )
+        ]
+    return [
+        InputFileError(
+            f"{case.shown_path}: the config has {len(config.servers)} servers; say which one this case "
+            "uses with `server: <name>`",
+            hint="or set `contract.server` in the config for every case that names none",
+        )
+    ]
+
+
+def variable_problems(case: Case, server: CaseServer) -> list[McpEvalsError]:
+    """The `${VAR}` in a case's server block that cannot be expanded (unset without a default, …)."""
+    problems: list[McpEvalsError] = []
+    for parts, value, kind in server.to_server_config("case", Path(".")).variable_fields():
+        location = ("server", *parts)
+        error = value_error(
+            value,
+            where(case.shown_path, case.line_of(location), dotted(location)),
+            header=kind == "header",
+            literal=kind != "arg",
+            file="the case file",
+        )
+        if error is not None:
+            problems.append(error)
+    return problems
 
 
 def library_dirs(environ: dict[str, str] | None = None) -> list[Path]:

@@ -146,10 +146,18 @@ class Expect(StrictModel):
         if schema is not None:
             import jsonschema
 
+            from mcp_evals import schema_refs
+
             try:
-                jsonschema.validators.validator_for(schema).check_schema(schema)
+                schema_refs.check_schema(schema)
             except jsonschema.SchemaError as error:
                 raise ValueError(f"not a valid JSON Schema: {error.message}") from None
+            outside = schema_refs.outside_references(schema)
+            if outside:
+                raise ValueError(
+                    f"$ref {outside[0]!r} points outside the schema: mcp-evals follows only local "
+                    "references (#/…) and fetches nothing; copy the referenced schema under $defs"
+                )
         return schema
 
     @property

@@ -176,6 +176,7 @@ class _Steps:
                     tool=step.tool,
                     listed=listed is not None,
                     output_schema=_output_schema(listed),
+                    seconds=self.timeout,
                 )
             await self.judge_and_record(step, arguments, observed)
 
@@ -198,10 +199,13 @@ class _Steps:
             tool=step.tool,
             listed=None if self.listing is None else listed is not None,
             output_schema=_output_schema(listed),
+            seconds=self.timeout,
         )
 
     async def judge_and_record(self, step: Step, arguments: Any, observed: Observed) -> None:
-        assertions = check(step.expect, observed)
+        # In a thread: a user's regular expression may run up to the step timeout (patterns.py), and
+        # the other cases, and Ctrl-C, must not wait for it.
+        assertions = await anyio.to_thread.run_sync(check, step.expect, observed, abandon_on_cancel=True)
         if step.expect.llm_judge is not None:
             judge = step.expect.llm_judge
             expected = judge.expected

@@ -12,9 +12,9 @@ import difflib
 from collections.abc import Mapping
 from typing import Any
 
-import jsonschema
 from pydantic import BaseModel
 
+from mcp_evals import schema_refs
 from mcp_evals.config.documents import dotted
 from mcp_evals.contract.chaining import step_into, walk
 from mcp_evals.contract.model import Case
@@ -68,8 +68,16 @@ def validate_case(case: Case, listing: Listing | None) -> list[CaseProblem]:
         schema = tool.get("inputSchema")
         # A step that expects a tool error may send bad input on purpose: that is what it tests.
         if isinstance(schema, dict) and step.expect.is_error is not True:
-            validator = jsonschema.validators.validator_for(schema)(schema)
-            for error in sorted(validator.iter_errors(step.input), key=lambda item: list(item.absolute_path)):
+            try:
+                errors = sorted(
+                    schema_refs.errors(schema, step.input), key=lambda item: list(item.absolute_path)
+                )
+            except schema_refs.UnusableSchema as unusable:
+                errors = []
+                problems.append(
+                    _problem(case, ("steps", index, "input"), f"{step.tool!r}: input not checked: {unusable}")
+                )
+            for error in errors:
                 path = tuple(error.absolute_path)
                 if _holds_reference(step.input, path):
                     continue  # filled in at run time

@@ -47,11 +47,15 @@ async def run_probe(catalog: Catalog, call: ToolCaller) -> list[ProbeResult]:
     return [await call(tool, {}) for tool in probe_targets(catalog)]
 
 
-async def probe_servers(config: Config, catalog: Catalog, *, timeout: float = 30.0) -> list[ProbeResult]:
+async def probe_servers(
+    config: Config, catalog: Catalog, *, timeout: float | None = None
+) -> list[ProbeResult]:
     """The probe against the config's live servers: one session per server that has targets.
 
-    A call the server answers with a protocol error (the SDK's own input check, say) is an error
-    answer too: the server refused the call, with that message.
+    Each call waits at most the server's ``timeout:`` (``timeout`` overrides it), documented in
+    docs/lint.md: a server that never answers costs that, not a fixed 30 s per tool. A call the server
+    answers with a protocol error (the SDK's own input check, say) is an error answer too: the server
+    refused the call, with that message.
     """
     from mcp_evals.errors import ToolCallError
     from mcp_evals.servers.client import open_session
@@ -65,7 +69,9 @@ async def probe_servers(config: Config, catalog: Catalog, *, timeout: float = 30
         async with open_session(server, config, list_tools=False) as session:
             for tool in mine:
                 try:
-                    result = await session.call_tool(tool.wire_name, {}, timeout=timeout)
+                    result = await session.call_tool(
+                        tool.wire_name, {}, timeout=server.timeout if timeout is None else timeout
+                    )
                 except ToolCallError as error:
                     answers[tool.name] = ProbeResult(tool=tool.name, is_error=True, text=error.message)
                     continue

@@ -12,82 +12,48 @@ For scheduled runs where latency does not matter. The flow:
    ``expired`` ones ``batch_expired`` dropouts; entries missing from the results are dropouts too;
 5. entries rejected because the model refuses forced tool use are sent once more, in a second
    batch, with ``auto`` plus the one-tool instruction.
+
+Each request is a ``BatchItem`` (``generate``'s arguments and a key); its body is the one the
+provider's ``_body`` builds for ``generate``, so a batch entry is byte for byte a live request.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import anyio
 
-from mcp_evals.answers import ErrorKind, ToolChoiceMode
+from mcp_evals.answers import INSTRUCTED, Answer, ErrorKind, ToolChoice, ToolChoiceMode
 from mcp_evals.files import atomic_write
-from mcp_evals.providers.base import Answer, HttpRequest, Job, as_dict, compact_json, json_body
+from mcp_evals.providers.base import (
+    BatchHost,
+    BatchItem,
+    HttpRequest,
+    as_dict,
+    compact_json,
+    invalid_response,
+    json_body,
+)
 from mcp_evals.providers.failures import ProviderFailure
 
 if TYPE_CHECKING:
     from mcp_evals.providers.anthropic import AnthropicProvider
 
-T = TypeVar("T")
 MAX_REQUESTS = 100_000
 MAX_BYTES = 200 * 1024 * 1024  # the API's limit is 256 MB; leave room for the envelope
 
 
 @dataclass
 class Submitted:
-    """One batch we created: its id and which job each custom_id stands for."""
+    """One batch we created: its id and which item (sent with which tool choice) each custom_id is."""
 
     id: str
-    requests: dict[str, tuple[Job, ToolChoiceMode | None]] = field(default_factory=dict)
-
-
-class BatchHost(Protocol):
-    """What a batch run needs from the run it serves: the narrow interface the runner implements.
-
-    The batch layer never touches the run's state: it asks for retries, for room in the budget and
-    for results to be recorded, and says what it learnt.
-    """
-
-    results_path: Path
-    catalog_hash: str
-    resume: bool
-    forced_rejected: bool
-    budget_usd: float | None
-    poll_initial: float
-    poll_max: float
-
-    async def with_retries(self, call: Callable[[], Awaitable[T]]) -> T: ...
-
-    def admit(self, job: Job) -> bool:
-        """Reserve the job's worst case in the budget at the batch price; False: it does not fit."""
-        ...
-
-    def record_answer(self, job: Job, answer: Answer, mode: ToolChoiceMode | None) -> None: ...
-
-    def record_failure(
-        self, job: Job, failure: ProviderFailure, mode: ToolChoiceMode | None, *, attempts: int
-    ) -> None: ...
-
-    def record_dropout(
-        self, job: Job, kind: ErrorKind, message: str, mode: ToolChoiceMode | None
-    ) -> None: ...
-
-    def record_not_sent(self, job: Job) -> None: ...
-
-    def on_forced_rejected(self, failure: ProviderFailure) -> None: ...
-
-    def on_fatal(self, failure: ProviderFailure) -> None: ...
-
-    def on_budget_stop(self, message: str) -> None: ...
-
-    def say(self, text: str) -> None: ...
-
-    def status(self, text: str) -> None: ...
+    requests: dict[str, tuple[BatchItem, ToolChoiceMode | None]] = field(default_factory=dict)
 
 
 def sidecar_path(results_path: Path) -> Path:
@@ -111,65 +77,67 @@ class BatchRun:
         return await self.host.with_retries(lambda: self._call_once(method, path, body))
 
     async def _call_once(self, method: str, path: str, body: bytes) -> Any:
-        response = await self.provider.send(HttpRequest(path, body, self.provider.headers()), method=method)
-        if not 200 <= response.status_code < 300:
-            raise self.provider.classify_error(response.status_code, response.headers, response.content)
+        request = HttpRequest(path, body, self.provider._headers())
+        response, _ = await self.provider._answered(request, None, method=method)
         if path.endswith("/results"):
             return response.content
         data = json_body(response.content)
         if not isinstance(data, dict):
-            raise self.provider.invalid_response(f"{method} {path}: the body is not a JSON object")
+            raise invalid_response(f"{method} {path}: the body is not a JSON object")
         return data
 
     # -- submit ----------------------------------------------------------------------------------
 
     def chunks(
-        self, jobs: Sequence[Job], mode_of: dict[Job, ToolChoiceMode | None]
-    ) -> list[list[tuple[str, Job, bytes]]]:
-        batches: list[list[tuple[str, Job, bytes]]] = [[]]
+        self, items: Sequence[BatchItem], choice: Mapping[int, ToolChoice | None]
+    ) -> list[list[tuple[str, BatchItem, bytes]]]:
+        batches: list[list[tuple[str, BatchItem, bytes]]] = [[]]
         size = 0
-        for job in jobs:
+        for item in items:
             self._serial += 1
-            custom_id = f"r{self._serial}-{job.fixture.id[:40]}-s{job.sample}"
+            custom_id = f"r{self._serial}-{item.label}"
             custom_id = "".join(c if c.isalnum() or c in "-_" else "_" for c in custom_id)[:64]
-            params = self.provider.body(job.fixture, mode_of[job])
+            params = self.provider._body(item.messages, item.tools, choice[id(item)], item.options)
             entry = b'{"custom_id":' + compact_json(custom_id) + b',"params":' + params + b"}"
             if batches[-1] and (len(batches[-1]) >= MAX_REQUESTS or size + len(entry) > MAX_BYTES):
                 batches.append([])
                 size = 0
-            batches[-1].append((custom_id, job, entry))
+            batches[-1].append((custom_id, item, entry))
             size += len(entry) + 1
         return [batch for batch in batches if batch]
 
-    async def submit(self, jobs: Sequence[Job], *, forced_rejected: bool) -> list[Submitted]:
-        mode_of = {job: self.provider.mode_for(job.fixture, forced_rejected=forced_rejected) for job in jobs}
+    async def submit(self, items: Sequence[BatchItem], *, instructed: bool = False) -> list[Submitted]:
+        """Create the batches for ``items``; ``instructed``: without forced tool use (auto plus the
+        instruction to call one tool), for items whose forced request the model rejected."""
+        choice = {id(item): INSTRUCTED if instructed else item.tool_choice for item in items}
         created = []
-        for chunk in self.chunks(jobs, mode_of):
+        for chunk in self.chunks(items, choice):
             body = b'{"requests":[' + b",".join(entry for _, _, entry in chunk) + b"]}"
             data = await self.call("POST", "/v1/messages/batches", body)
             batch = Submitted(id=str(data.get("id")))
-            for custom_id, job, _ in chunk:
-                batch.requests[custom_id] = (job, mode_of[job])
-                self.sent.add(id(job))
+            for custom_id, item, _ in chunk:
+                sent = choice[id(item)]
+                batch.requests[custom_id] = (item, sent.mode if sent is not None else None)
+                self.sent.add(id(item))
             created.append(batch)
             self.submitted.append(batch)
             self.save()
             self.host.say(f"batch {batch.id}: {len(chunk)} requests submitted")
         return created
 
-    def answered(self, job: Job, answer: Answer, mode: ToolChoiceMode | None) -> None:
-        self.host.record_answer(job, answer, mode)
-        self.done.add(id(job))
+    def answered(self, item: BatchItem, answer: Answer, mode: ToolChoiceMode | None) -> None:
+        self.host.record_answer(item, answer, mode)
+        self.done.add(id(item))
 
     def failed(
-        self, job: Job, failure: ProviderFailure, mode: ToolChoiceMode | None, attempts: int = 1
+        self, item: BatchItem, failure: ProviderFailure, mode: ToolChoiceMode | None, attempts: int = 1
     ) -> None:
-        self.host.record_failure(job, failure, mode, attempts=attempts)
-        self.done.add(id(job))
+        self.host.record_failure(item, failure, mode, attempts=attempts)
+        self.done.add(id(item))
 
-    def not_sent(self, job: Job) -> None:
-        self.host.record_not_sent(job)
-        self.done.add(id(job))
+    def not_sent(self, item: BatchItem) -> None:
+        self.host.record_not_sent(item)
+        self.done.add(id(item))
 
     # -- the sidecar (resume) --------------------------------------------------------------------
 
@@ -181,8 +149,7 @@ class BatchRun:
                 {
                     "id": batch.id,
                     "requests": {
-                        custom_id: [job.fixture.id, job.fixture.hash, job.sample, mode]
-                        for custom_id, (job, mode) in batch.requests.items()
+                        custom_id: [*item.key, mode] for custom_id, (item, mode) in batch.requests.items()
                     },
                 }
                 for batch in self.submitted
@@ -191,8 +158,8 @@ class BatchRun:
         with atomic_write(self.sidecar) as stream:
             json.dump(state, stream)
 
-    def load(self, jobs: Sequence[Job]) -> list[Submitted]:
-        """Batches an earlier, interrupted run submitted for jobs this run still needs."""
+    def load(self, items: Sequence[BatchItem]) -> list[Submitted]:
+        """Batches an earlier, interrupted run submitted for items this run still needs."""
         try:
             state = json.loads(self.sidecar.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -202,14 +169,15 @@ class BatchRun:
             or state.get("model") != self.provider.settings.model
         ):
             return []
-        wanted = {(job.fixture.id, job.fixture.hash, job.sample): job for job in jobs}
+        wanted = {item.key: item for item in items}
         restored = []
         for saved in state.get("batches", []):
             batch = Submitted(id=str(saved.get("id")))
-            for custom_id, (fixture_id, fixture_hash, sample, mode) in saved.get("requests", {}).items():
-                job = wanted.get((fixture_id, fixture_hash, sample))
-                if job is not None:
-                    batch.requests[custom_id] = (job, mode)
+            for custom_id, entry in saved.get("requests", {}).items():
+                *key, mode = entry
+                item = wanted.get(tuple(key))
+                if item is not None:
+                    batch.requests[custom_id] = (item, mode)
             if batch.requests:
                 restored.append(batch)
         return restored
@@ -235,7 +203,7 @@ class BatchRun:
         url = data.get("results_url")
         if not isinstance(url, str) or not url:
             return own
-        base = urlsplit(str(self.provider.client.base_url))
+        base = urlsplit(str(self.provider._client.base_url))
         target = urlsplit(url)
         if target.netloc and target.netloc != base.netloc:
             return own
@@ -245,93 +213,93 @@ class BatchRun:
         )
         return path or own
 
-    async def collect(self, batch: Submitted) -> list[Job]:
-        """Record every entry of an ended batch; return the jobs to re-send without forced tool use."""
+    async def collect(self, batch: Submitted) -> list[BatchItem]:
+        """Record every entry of an ended batch; return the items to re-send without forced tool use."""
         data = await self.wait_until_ended(batch)
         raw = await self.call("GET", self.results_path(batch, data))
         seen: set[str] = set()
-        resend: list[Job] = []
+        resend: list[BatchItem] = []
         for line in bytes(raw).splitlines():
             entry = as_dict(json_body(line))
             custom_id = str(entry.get("custom_id"))
             if custom_id not in batch.requests or custom_id in seen:
                 continue
             seen.add(custom_id)
-            job, mode = batch.requests[custom_id]
+            item, mode = batch.requests[custom_id]
             result = as_dict(entry.get("result"))
             kind = result.get("type")
             if kind == "succeeded":
                 body = as_dict(result.get("message"))
                 try:
-                    answer = self.provider.parse_message(body, request_id=body.get("id"))
+                    answer = self.provider._parse_message(body, item.tools, body.get("id"))
                 except ProviderFailure as unusable:
-                    self.failed(job, unusable, mode)
+                    self.failed(item, unusable, mode)
                     continue
-                self.answered(job, answer, mode)
+                self.answered(item, answer, mode)
             elif kind == "errored":
                 error = as_dict(result.get("error"))
                 if error.get("type") == "error" and isinstance(error.get("error"), dict):
                     error = error["error"]
-                why = self.provider.classify_entry_error(
+                why = self.provider._classify_entry(
                     str(error.get("type") or ""), str(error.get("message") or "")
                 )
                 if why.rejects_forced_tool_choice and mode == "forced":
                     self.host.on_forced_rejected(why)
-                    resend.append(job)
+                    resend.append(item)
                     continue
-                self.dropout(job, "batch_errored", f"batch entry errored: {why.message}", mode)
+                self.dropout(item, "batch_errored", f"batch entry errored: {why.message}", mode)
             else:
-                self.dropout(job, "batch_expired", f"batch entry {kind or 'without a result type'}", mode)
-        for custom_id, (job, mode) in batch.requests.items():
+                self.dropout(item, "batch_expired", f"batch entry {kind or 'without a result type'}", mode)
+        for custom_id, (item, mode) in batch.requests.items():
             if custom_id not in seen:
                 self.dropout(
-                    job, "batch_errored", f"batch {batch.id} returned no result for this request", mode
+                    item, "batch_errored", f"batch {batch.id} returned no result for this request", mode
                 )
         return resend
 
-    def dropout(self, job: Job, kind: ErrorKind, message: str, mode: ToolChoiceMode | None) -> None:
-        self.host.record_dropout(job, kind, message, mode)
-        self.done.add(id(job))
+    def dropout(self, item: BatchItem, kind: ErrorKind, message: str, mode: ToolChoiceMode | None) -> None:
+        self.host.record_dropout(item, kind, message, mode)
+        self.done.add(id(item))
 
 
-async def run_batches(provider: AnthropicProvider, host: BatchHost, jobs: list[Job]) -> None:
-    """Run ``jobs`` through Message Batches, recording every result through ``host``."""
+async def run_batches(provider: AnthropicProvider, host: BatchHost, items: list[BatchItem]) -> None:
+    """Answer ``items`` through Message Batches, recording every result through ``host``."""
     run = BatchRun(provider, host)
-    pending = list(jobs)
+    pending = list(items)
     batches = run.load(pending) if host.resume else []
     if batches:
-        resumed = {id(job) for batch in batches for job, _ in batch.requests.values()}
+        resumed = {id(item) for batch in batches for item, _ in batch.requests.values()}
         run.sent |= resumed
-        pending = [job for job in pending if id(job) not in resumed]
+        pending = [item for item in pending if id(item) not in resumed]
         run.submitted.extend(batches)
         host.say(f"resuming {len(batches)} batch(es) an earlier run submitted")
     # The budget: keep what fits at the batch price (the first request's estimate includes the cache write).
-    allowed: list[Job] = []
-    for job in pending:
-        if host.admit(job):
-            allowed.append(job)
+    allowed: list[BatchItem] = []
+    for item in pending:
+        if host.admit(item):
+            allowed.append(item)
             continue
         host.on_budget_stop(
             f"budget: {len(allowed)} requests fit in ${host.budget_usd:g}; the rest are not sent"
         )
-        run.not_sent(job)
+        run.not_sent(item)
     try:
         if allowed:
-            batches += await run.submit(allowed, forced_rejected=host.forced_rejected)
+            batches += await run.submit(allowed)
         for batch in batches:
             resend = await run.collect(batch)
             if resend:
-                for retry_batch in await run.submit(resend, forced_rejected=True):
-                    for job in await run.collect(retry_batch):  # pragma: no cover - rejected twice
-                        run.dropout(job, "batch_errored", "forced tool use rejected twice", None)
+                for retry_batch in await run.submit(resend, instructed=True):
+                    for item in await run.collect(retry_batch):  # pragma: no cover - rejected twice
+                        run.dropout(item, "batch_errored", "forced tool use rejected twice", None)
     except ProviderFailure as failure:
         host.on_fatal(failure)
-        for job in jobs:
-            if id(job) in run.done:
+        for item in items:
+            if id(item) in run.done:
                 continue
-            if id(job) in run.sent:
-                run.failed(job, failure, None, attempts=0)
+            if id(item) in run.sent:
+                run.failed(item, failure, None, attempts=0)
             else:
-                run.not_sent(job)
+                run.not_sent(item)
         return
     run.sidecar.unlink(missing_ok=True)

@@ -14,10 +14,19 @@ sits on the search tool (the last tool) and on the system prompt, the stable pre
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcp_evals.answers import Retrieval, ToolCall, ToolChoiceMode, Usage
-from mcp_evals.providers.base import Answer, HttpRequest, Job, ToolSearch
+from mcp_evals.answers import (
+    Answer,
+    GenerateOptions,
+    Message,
+    Retrieval,
+    ToolCall,
+    ToolChoice,
+    ToolSpec,
+    Usage,
+)
 
 if TYPE_CHECKING:
     from mcp_evals.providers.anthropic import AnthropicProvider
@@ -28,27 +37,6 @@ SEARCH_TOOLS = {
 }
 # Continuations of a paused turn before the answer is taken as it stands.
 MAX_CONTINUATIONS = 2
-
-
-def deferred_tools(provider: AnthropicProvider, search: ToolSearch) -> list[dict[str, Any]]:
-    """Every catalog tool deferred, then the search tool (never deferred; it carries the cache mark)."""
-    tools = [{**provider.catalog_tool(tool), "defer_loading": True} for tool in provider.catalog.tools]
-    return [*tools, dict(SEARCH_TOOLS[search.variant])]
-
-
-def tool_search_request(
-    provider: AnthropicProvider,
-    job: Job,
-    mode: ToolChoiceMode | None,
-    search: ToolSearch,
-    history: list[Any] | None = None,
-) -> HttpRequest:
-    messages = [{"role": "user", "content": job.fixture.query}, *(history or [])]
-    body = provider.conversation_body(mode, deferred_tools(provider, search), messages, cache=True)
-    headers = provider.headers()
-    if search.beta:
-        headers["anthropic-beta"] = search.beta
-    return HttpRequest("/v1/messages", body, headers)
 
 
 def _references(content: Any) -> list[str]:
@@ -64,8 +52,9 @@ def _references(content: Any) -> list[str]:
     ]
 
 
-def read_searches(provider: AnthropicProvider, blocks: list[Any]) -> tuple[list[str], list[str]]:
-    """(what the model searched for, the catalog tools revealed) from an answer's content blocks."""
+def read_searches(blocks: list[Any]) -> tuple[list[str], list[str]]:
+    """(what the model searched for, the tools revealed, as the model sees their names) from an
+    answer's content blocks."""
     searches: list[str] = []
     revealed: list[str] = []
     search_ids: set[str] = set()
@@ -83,36 +72,44 @@ def read_searches(provider: AnthropicProvider, blocks: list[Any]) -> tuple[list[
             kind == "tool_result" and str(block.get("tool_use_id", "")) in search_ids
         ):
             for name in _references(block.get("content")):
-                mcp_name = provider.catalog.names.mcp(name) or name
-                if mcp_name not in revealed:
-                    revealed.append(mcp_name)
+                if name not in revealed:
+                    revealed.append(name)
     return searches, revealed
 
 
 async def answer_with_tool_search(
-    provider: AnthropicProvider, job: Job, mode: ToolChoiceMode | None, search: ToolSearch
+    provider: AnthropicProvider,
+    messages: Sequence[Message],
+    tools: Sequence[ToolSpec],
+    tool_choice: ToolChoice | None,
+    options: GenerateOptions,
 ) -> Answer:
-    """Ask with the catalog deferred; the first real ``tool_use`` is the model's choice."""
+    """Ask with the deferred tools behind the search tool; the first real ``tool_use`` is the
+    model's choice. A paused turn goes back as it is, up to ``MAX_CONTINUATIONS`` times."""
     blocks: list[Any] = []
+    parts: list[Any] = []
     calls: list[ToolCall] = []
     usage = Usage()
     latency = 0.0
     requests = 0
     while True:
-        history = [{"role": "assistant", "content": blocks}] if blocks else None
-        answer = await provider.exchange(tool_search_request(provider, job, mode, search, history))
+        history = [Message.assistant((), raw=blocks)] if blocks else []
+        answer = await provider._exchange([*messages, *history], tools, tool_choice, options)
         requests += 1
         usage = usage + answer.usage
         latency += answer.latency_ms
         calls += answer.calls
-        blocks = [*blocks, *(answer.message if isinstance(answer.message, list) else [])]
+        if answer.message is not None:
+            parts += answer.message.parts
+            raw = answer.message.raw
+            blocks = [*blocks, *(raw if isinstance(raw, list) else [])]
         if answer.stop_reason != "pause_turn" or calls or requests > MAX_CONTINUATIONS:
             break
-    searches, revealed = read_searches(provider, blocks)
+    searches, revealed = read_searches(blocks)
     answer.calls = calls
     answer.usage = usage
     answer.latency_ms = latency
-    answer.message = blocks
+    answer.message = Message.assistant(parts, raw=blocks)
     answer.retrieval = Retrieval(searches=searches, revealed=revealed, requests=requests)
     # Still paused after the continuations: no answer yet, so a dropout (truncated), never a choice.
     answer.truncated = answer.truncated or (answer.stop_reason == "pause_turn" and not calls)

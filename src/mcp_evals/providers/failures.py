@@ -32,6 +32,9 @@ class ProviderFailure(Exception):
         self.status = status
         self.request_id = request_id
         self.rejects_forced_tool_choice = rejects_forced_tool_choice
+        # Fewer tries than the policy's for this failure: nothing listening at the base URL is rarely
+        # fixed by waiting (the run retries it once, not for half a minute).
+        self.max_attempts: int | None = None
         # Fatal errors stop the whole run (no later request can succeed); a few failures are final for
         # one fixture only (a replay source without that fixture).
         self.stops_run = (not transient) if stops_run is None else stops_run

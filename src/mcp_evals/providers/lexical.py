@@ -23,12 +23,12 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
 
-from mcp_evals.answers import ToolChoiceMode
-from mcp_evals.catalog.model import Tool
-from mcp_evals.providers.base import Answer, Job, OfflineProvider
+from mcp_evals.answers import Answer, GenerateOptions, Message, ToolChoice, ToolSpec
+from mcp_evals.providers.base import NO_OPTIONS, OfflineProvider, ProviderSettings, own_settings, tool_call
 
 K1 = 1.2
 B = 0.75
@@ -91,7 +91,20 @@ def _schema_words(schema: Any, depth: int = 0) -> list[str]:
     return parts
 
 
-def tool_words(tool: Tool) -> list[str]:
+class Described(Protocol):
+    """What the lexical baseline reads of a tool (a catalog ``Tool`` or the ``ToolSpec`` a model sees)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str | None: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def input_schema(self) -> Mapping[str, Any]: ...
+
+
+def tool_words(tool: Described) -> list[str]:
     parts = [tool.name.replace("_", " ").replace("-", " ").replace(".", " ")] * NAME_WEIGHT
     parts += [tool.title or "", tool.description, *_schema_words(tool.input_schema)]
     return words(" ".join(parts))
@@ -143,46 +156,77 @@ class Bm25Index:
         return ranked
 
 
-class LexicalProvider(OfflineProvider):
-    name: ClassVar = "lexical"
-    lexical = True
-    label: ClassVar = "lexical baseline (BM25, not a model)"
+class Lexical:
+    """The lexical baseline over one set of tools: rank them for a query, call the best or refuse."""
 
-    _index: Bm25Index | None = None
-
-    @property
-    def index(self) -> Bm25Index:
-        if self._index is None:
-            self._index = Bm25Index({tool.name: tool_words(tool) for tool in self.catalog.tools})
-        return self._index
+    def __init__(self, tools: Sequence[Described], strictness: float = DEFAULT_STRICTNESS) -> None:
+        self.tools = tools
+        self.strictness = strictness
+        self.index = Bm25Index({tool.name: tool_words(tool) for tool in tools})
 
     def rank(self, query: str) -> list[tuple[str, float]]:
         return self.index.scores(words(query))
 
     def evidence(self, score: float) -> float:
         """A BM25 score in distinctive words (see the module docstring)."""
-        return score / unit_score(len(self.catalog.tools))
+        return score / unit_score(len(self.tools))
+
+    @property
+    def needed(self) -> float:
+        return required_words(len(self.tools), self.strictness)
 
     def calls(self, ranked: list[tuple[str, float]]) -> bool:
-        """Whether the best-ranked tool has the evidence this catalog asks for."""
+        """Whether the best-ranked tool has the evidence these tools ask for."""
         best = ranked[0][1] if ranked else 0.0
-        needed = required_words(len(self.catalog.tools), self.settings.lexical_strictness)
-        return best > 0 and self.evidence(best) >= needed
+        return best > 0 and self.evidence(best) >= self.needed
 
     def choose(self, query: str) -> str | None:
-        """The tool the lexical baseline calls for this query, or None when it refuses."""
+        """The tool the lexical baseline calls for this query (its name), or None when it refuses."""
         ranked = self.rank(query)
         return ranked[0][0] if self.calls(ranked) else None
 
-    async def answer(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
+
+@dataclass(frozen=True)
+class LexicalSettings:
+    """This provider's own setting: how much evidence a call needs (see the module docstring)."""
+
+    lexical_strictness: float = DEFAULT_STRICTNESS
+
+
+class LexicalProvider(OfflineProvider):
+    """The lexical baseline as a provider: it answers the last user message with the tools it is given."""
+
+    name: ClassVar = "lexical"
+    lexical = True
+    label: ClassVar = "lexical baseline (BM25, not a model)"
+
+    def __init__(self, settings: ProviderSettings) -> None:
+        super().__init__(settings)
+        self._strictness = own_settings(LexicalSettings, settings).lexical_strictness
+        self._lexical: Lexical | None = None
+
+    def _over(self, tools: Sequence[ToolSpec]) -> Lexical:
+        """The baseline over ``tools`` (kept while the same tools list is asked again)."""
+        if self._lexical is None or self._lexical.tools is not tools:
+            self._lexical = Lexical(tools, self._strictness)
+        return self._lexical
+
+    async def generate(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec] = (),
+        tool_choice: ToolChoice | None = None,
+        options: GenerateOptions = NO_OPTIONS,
+    ) -> Answer:
         started = time.perf_counter()
-        ranked = self.rank(job.fixture.query)
-        top = ", ".join(f"{name} {self.evidence(score):.2f}" for name, score in ranked[:3])
-        needed = required_words(len(self.catalog.tools), self.settings.lexical_strictness)
+        query = next((message.text for message in reversed(messages) if message.role == "user"), "")
+        lexical = self._over(tools)
+        ranked = lexical.rank(query)
+        top = ", ".join(f"{name} {lexical.evidence(score):.2f}" for name, score in ranked[:3])
         answer = Answer(request_id=None)
         best = ranked[0][1] if ranked else 0.0
-        if self.calls(ranked):
-            answer.calls.append(self.tool_call(self.catalog.names.provider(ranked[0][0]), {}))
+        if lexical.calls(ranked):
+            answer.calls.append(tool_call(tools, ranked[0][0], {}))
             answer.stop_reason = "tool_use"
             answer.text = f"lexical baseline: best matches (in distinctive words) {top}"
         else:
@@ -191,8 +235,8 @@ class LexicalProvider(OfflineProvider):
                 "no word of the query is in the catalog"  # every tool scores 0: no "best" to list
                 if best <= 0
                 else (
-                    f"the best match has {self.evidence(best):.2f} distinctive words of evidence, "
-                    f"below the {needed:.2f} this catalog asks for (best {top})"
+                    f"the best match has {lexical.evidence(best):.2f} distinctive words of evidence, "
+                    f"below the {lexical.needed:.2f} this catalog asks for (best {top})"
                 )
             )
             answer.text = f"lexical baseline: {why}, so no tool is called"

@@ -7,7 +7,12 @@ estimate (±20 %). Providers also add a hidden tool-use preamble when tools are 
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Sequence
+from typing import Any
+
+from mcp_evals.answers import Message, Text, ToolSpec, ToolUse
 
 CHARS_PER_TOKEN = 3.5
 TOOL_USE_PREAMBLE_TOKENS = 350  # Anthropic documents ~300–350 system tokens when tools are given
@@ -26,3 +31,46 @@ def estimate_request_tokens(prefix: str | bytes, rest: str | bytes) -> tuple[int
         estimate_tokens(prefix) + TOOL_USE_PREAMBLE_TOKENS,
         estimate_tokens(rest) + MESSAGE_OVERHEAD_TOKENS,
     )
+
+
+def prompt_prefix(tools: Sequence[ToolSpec], system: str) -> bytes:
+    """What every request of a run carries, as the local estimate counts it: the tools (name,
+    description, input schema, as JSON) and the system prompt. Each API wraps them a little
+    differently; the estimate is the same for every provider."""
+    definitions = [
+        {"name": spec.name, "description": spec.description, "input_schema": dict(spec.input_schema)}
+        for spec in tools
+        if not spec.deferred
+    ]
+    return (json.dumps(definitions, ensure_ascii=False, separators=(",", ":")) if definitions else "").encode(
+        "utf-8"
+    ) + system.encode("utf-8")
+
+
+def request_text(messages: Sequence[Message], tools: Sequence[ToolSpec]) -> bytes:
+    """A whole request as the local estimate counts it: ``prompt_prefix`` and the conversation."""
+    system = "\n\n".join(message.text for message in messages if message.role == "system")
+    conversation = [
+        message.raw if message.raw is not None else {"role": message.role, "content": _content(message)}
+        for message in messages
+        if message.role != "system"
+    ]
+    return prompt_prefix(tools, system) + json.dumps(
+        conversation, ensure_ascii=False, separators=(",", ":"), default=str
+    ).encode("utf-8")
+
+
+def _content(message: Message) -> Any:
+    if isinstance(message.content, str):
+        return message.content
+    parts: list[Any] = []
+    for part in message.content:
+        if isinstance(part, Text):
+            parts.append({"type": "text", "text": part.text})
+        elif isinstance(part, ToolUse):
+            parts.append(
+                {"type": "tool_use", "id": part.id, "name": part.name, "input": dict(part.arguments)}
+            )
+        else:
+            parts.append({"type": "tool_result", "tool_use_id": part.call_id, "content": part.content})
+    return parts

@@ -13,14 +13,12 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from mcp_evals.answers import Usage
-from mcp_evals.catalog.model import Catalog
+from mcp_evals.answers import AUTO, Message, Usage
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers.anthropic import AnthropicProvider
-from mcp_evals.providers.base import Provider
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, estimate_cost, prices_as_of
 from mcp_evals.providers.tokens import estimate_request_tokens
+from mcp_evals.run.asker import Asker
 from mcp_evals.run.budget import requests_within
 from mcp_evals.run.retry import RetryPolicy, with_retries
 
@@ -37,44 +35,50 @@ class TokenCount:
     problem: str | None = None  # why the exact count was not available
 
 
-async def count_tokens(provider: Provider, planned: Sequence[Fixture], workers: int) -> TokenCount:
+async def count_tokens(asker: Asker, planned: Sequence[Fixture], workers: int) -> TokenCount:
     """Exact counts where the API offers them for free, else the local estimate."""
     try:
-        exact = await _count_exact(provider, planned, workers) if planned else None
+        exact = await _count_exact(asker, planned, workers) if planned else None
         problem = None
     except ProviderFailure as failure:
         exact, problem = None, f"count_tokens failed ({failure.message}); using a local estimate"
     finally:
-        await provider.aclose()
+        await asker.provider.aclose()
     if exact is not None:
         return exact
-    prefix, _ = estimate_request_tokens(provider.cache_prefix(), "")
+    return estimate_locally(asker, planned, problem)
+
+
+def estimate_locally(asker: Asker, planned: Sequence[Fixture], problem: str | None = None) -> TokenCount:
+    """The local estimate (±20 %) of every request's input tokens."""
+    prefix, _ = estimate_request_tokens(asker.prefix, "")
     per_fixture = {fixture.id: estimate_request_tokens(b"", fixture.query)[1] for fixture in planned}
     return TokenCount(exact=False, prefix=prefix, per_fixture=per_fixture, problem=problem)
 
 
-async def _count_exact(provider: Provider, planned: Sequence[Fixture], workers: int) -> TokenCount | None:
-    if not isinstance(provider, AnthropicProvider) or provider.settings.api_key is None:
+async def _count_exact(asker: Asker, planned: Sequence[Fixture], workers: int) -> TokenCount | None:
+    provider = asker.provider
+    if not provider.counts_tokens:
         return None
+
+    async def counted(messages: list[Message], with_tools: bool) -> int | None:
+        tools = asker.tools if with_tools else ()
+        return await with_retries(
+            COUNT_RETRY, lambda: provider.count_tokens(messages, tools, AUTO, asker.options)
+        )
+
     first = planned[0]
-    whole = provider.build_request(first, "auto")
-    full = await with_retries(COUNT_RETRY, lambda: provider.count_tokens(whole))
+    full = await counted(asker.messages(first.query), True)
     if full is None:
         return None
-    without = AnthropicProvider(provider.settings, Catalog(tools=[]), "")  # the query alone
-    bare = without.build_request(first, "auto")
-    try:
-        query_only = await with_retries(COUNT_RETRY, lambda: without.count_tokens(bare))
-    finally:
-        await without.aclose()
+    query_only = await counted([Message.user(first.query)], False)  # no tools, no system prompt
     prefix = max(0, full - (query_only or 0))
     count = TokenCount(exact=True, prefix=prefix, per_fixture={first.id: full - prefix})
     limiter = anyio.CapacityLimiter(workers)
 
     async def count_one(fixture: Fixture) -> None:
         async with limiter:
-            request = provider.build_request(fixture, "auto")
-            total = await with_retries(COUNT_RETRY, lambda: provider.count_tokens(request))
+            total = await counted(asker.messages(fixture.query), True)
             count.per_fixture[fixture.id] = max(1, (total or 0) - prefix)
 
     async with anyio.create_task_group() as group:
@@ -93,7 +97,7 @@ def _expected_usage(prefix: int, other: int, output: int, caching: bool, *, firs
 
 
 def describe(
-    provider: Provider,
+    asker: Asker,
     planned: Sequence[Fixture],
     samples: int,
     price: Price | None,
@@ -106,7 +110,8 @@ def describe(
     """The lines ``run --dry`` prints: token counts, then the cost of each way to run."""
     source = "the free count_tokens endpoint (exact)" if count.exact else "a local estimate (±20%)"
     other = [count.per_fixture[fixture.id] for fixture in planned for _ in range(samples)]
-    model = provider.settings.model
+    model = asker.model
+    provider = asker.provider
     lines = [
         f"model {model} · {len(planned)} fixtures × {samples} sample(s) = {len(other)} requests",
         f"input tokens counted with {source}:",
@@ -117,10 +122,10 @@ def describe(
     if price is None:
         return [*lines, f"no price known for {model}: add it under run.prices in the config to see a cost"]
     estimate = estimate_cost(
-        price, prefix_tokens=count.prefix, other_tokens=other, max_tokens=provider.settings.max_tokens
+        price, prefix_tokens=count.prefix, other_tokens=other, max_tokens=asker.options.max_tokens
     )
     rows = [("without caching", estimate.without_caching), ("with caching", estimate.with_caching)]
-    if isinstance(provider, AnthropicProvider):  # Message Batches are Anthropic's
+    if provider.supports_batch:
         rows += [
             ("with --batch", estimate.batch(estimate.without_caching)),
             ("with --batch and caching", estimate.batch(estimate.with_caching)),
@@ -129,7 +134,7 @@ def describe(
     lines.append(
         f"estimated cost (prices as of {prices_as_of()}; output assumed {per_answer} tokens per answer):"
     )
-    if provider.caching and estimate.cacheable:
+    if asker.caching and estimate.cacheable:
         this_run = "with --batch and caching" if batch else "with caching"
     else:
         this_run = "with --batch" if batch else "without caching"
@@ -137,12 +142,12 @@ def describe(
         marker = "  ← this run" if label == this_run else ""
         lines.append(f"  {label:<26} ${amount:,.4f}{marker}")
     expected = dict(rows)[this_run]
-    max_tokens = provider.settings.max_tokens
+    max_tokens = asker.options.max_tokens
     lines.append(
         f"  worst case (every answer uses max_tokens {max_tokens}): +${estimate.worst_case_output:,.4f}"
     )
     if budget_usd is not None:
-        caching = provider.caching and estimate.cacheable
+        caching = asker.caching and estimate.cacheable
         expected_usage = [
             _expected_usage(
                 count.prefix, tokens, min(ASSUMED_OUTPUT_TOKENS, max_tokens), caching, first=index == 0
@@ -153,7 +158,7 @@ def describe(
             budget_usd,
             price,
             max_tokens=max_tokens,
-            prefix=provider.cache_prefix(),
+            prefix=asker.prefix,
             expected=expected_usage,
             batch=batch,
             concurrency=1 if batch else concurrency,

@@ -7,15 +7,14 @@ import uuid
 from collections.abc import Collection, Mapping, Sequence
 
 from mcp_evals._version import __version__
-from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import GateOptions, ScoringOptions
 from mcp_evals.fixtures.model import Fixture, fixture_set_hash
 from mcp_evals.fixtures.validate import fixture_area
-from mcp_evals.providers.base import Job, Provider
 from mcp_evals.providers.pricing import Price
 from mcp_evals.providers.tokens import estimate_request_tokens
 from mcp_evals.record.model import RunHeader, SamplingSettings
 from mcp_evals.record.shards import parse_shard
+from mcp_evals.run.asker import Asker, Job
 
 
 def shard_fixtures(fixtures: Sequence[Fixture], index: int, count: int) -> list[Fixture]:
@@ -80,14 +79,10 @@ def plan_jobs(
 
 def make_header(
     *,
-    provider: Provider,
-    catalog: Catalog,
+    asker: Asker,
     planned: Sequence[Fixture],
     all_fixtures: Sequence[Fixture],
-    system_prompt: str,
     samples: int,
-    max_tokens: int,
-    temperature: float | None,
     shard: str | None,
     limit: int | None,
     exclude_tools: Sequence[str],
@@ -96,13 +91,14 @@ def make_header(
     notes: Sequence[str] = (),
     lexical_choices: dict[str, str | None] | None = None,
 ) -> RunHeader:
-    forced_known = provider.mode_for(Fixture(id="-", query="-"), forced_rejected=False)
+    forced_known = asker.mode_for(Fixture(id="-", query="-"), forced_rejected=False)
+    catalog, system_prompt, options = asker.catalog, asker.system_prompt, asker.options
     return RunHeader(
         tool_version=__version__,
         run_id=uuid.uuid4().hex[:16],
-        provider=provider.name,
-        model=provider.settings.model,
-        lexical=provider.lexical,
+        provider=asker.provider.name,
+        model=asker.model,
+        lexical=asker.provider.lexical,
         catalog=catalog,
         catalog_hash=catalog.hash,
         fixtures=list(planned),
@@ -110,7 +106,9 @@ def make_header(
         system_prompt=system_prompt,
         system_prompt_hash=hashlib.sha256(system_prompt.encode("utf-8")).hexdigest(),
         tool_choice=forced_known or "none",
-        sampling=SamplingSettings(temperature=temperature, max_tokens=max_tokens, samples=samples),
+        sampling=SamplingSettings(
+            temperature=options.temperature, max_tokens=options.max_tokens, samples=samples
+        ),
         shard=shard,
         limit=limit,
         exclude_tools=list(exclude_tools),
@@ -126,9 +124,10 @@ EXPECT_NOTHING_CACHED = "expect nothing to be cached"
 
 
 def run_notes(
-    provider: Provider, price: Price | None, *, batch: bool = False, replayed: str | None = None
+    asker: Asker, price: Price | None, *, batch: bool = False, replayed: str | None = None
 ) -> list[str]:
     """What the header (and so every report) must say about a run before it starts."""
+    provider = asker.provider
     notes: list[str] = []
     if provider.lexical:
         notes.append(
@@ -139,15 +138,15 @@ def run_notes(
         notes.append(replayed)
     if batch:
         notes.append("sent through the Message Batches API (50% price; latency not measured)")
-    notes.extend(provider.notes())
+    notes.extend(asker.notes())
     if provider.uses_network and price is None:
-        notes.append(f"no price known for {provider.settings.model}: cost not computed")
-    if provider.reports_cache_usage and provider.caching and price is not None:
-        prefix_tokens, _ = estimate_request_tokens(provider.cache_prefix(), "")
+        notes.append(f"no price known for {asker.model}: cost not computed")
+    if provider.reports_cache_usage and asker.caching and price is not None:
+        prefix_tokens, _ = estimate_request_tokens(asker.prefix, "")
         if prefix_tokens < price.min_cache_tokens:
             notes.append(
                 f"the catalog and system prompt are about {prefix_tokens} tokens, below the "
-                f"{price.min_cache_tokens}-token minimum {provider.settings.model} caches: "
+                f"{price.min_cache_tokens}-token minimum {asker.model} caches: "
                 f"{EXPECT_NOTHING_CACHED} (every request pays full input price)"
             )
     return notes

@@ -8,7 +8,7 @@ from typing import IO, Any
 
 from mcp_evals.answers import ToolChoiceMode
 from mcp_evals.errors import InputFileError
-from mcp_evals.files import atomic_write
+from mcp_evals.files import atomic_write, updates
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.record.model import FixtureResult, RunHeader
 from mcp_evals.record.read import read_results, write_line
@@ -21,6 +21,7 @@ class ResultsWriter:
 
     def __init__(self, path: Path, header: RunHeader, *, kept: Sequence[FixtureResult] = ()):
         self.path = path
+        updates(path)  # the run's own file: a resumed run rewrites what it read (files.py)
         self.header = header
         self.kept = list(kept)
         self._stream: IO[str] | None = None

@@ -72,12 +72,21 @@ class _StopWhen(stop_base):
         return self.predicate()
 
 
+class _FailureCap(stop_base):
+    """Stop at a failure's own cap on attempts (``ProviderFailure.max_attempts``), below the policy's."""
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        failure = retry_state.outcome.exception() if retry_state.outcome else None
+        cap = getattr(failure, "max_attempts", None)
+        return isinstance(cap, int) and retry_state.attempt_number >= cap
+
+
 def retrying(policy: RetryPolicy, *, stop_when: Callable[[], bool] | None = None) -> AsyncRetrying:
     """Tenacity for transient ProviderFailures: ``policy``'s attempts and waits, fatal ones raised.
 
     ``stop_when`` ends the retries early (the run stopped on a fatal error or the budget).
     """
-    stops: list[stop_base] = [stop_after_attempt(policy.max_attempts)]
+    stops: list[stop_base] = [stop_after_attempt(policy.max_attempts), _FailureCap()]
     if stop_when is not None:
         stops.append(_StopWhen(stop_when))
     return AsyncRetrying(

@@ -29,13 +29,15 @@ from typing import Any
 
 import anyio
 
-from mcp_evals.answers import ErrorKind, ToolChoiceMode, Usage
+from mcp_evals.answers import Answer, ErrorKind, GenerateOptions, ToolChoiceMode, Usage
+from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import GateOptions, ScoringOptions
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.providers.base import Answer, Job, Provider
+from mcp_evals.providers.base import BatchItem, Provider
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import Price
 from mcp_evals.record.model import FixtureResult
+from mcp_evals.run.asker import Asker, Job
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.plan import EXPECT_NOTHING_CACHED, make_header, plan_jobs
 from mcp_evals.run.progress import Progress
@@ -65,6 +67,7 @@ class RunSummary:
     usage: Usage = field(default_factory=Usage)
     spent_usd: float = 0.0
     fatal: ProviderFailure | None = None
+    last_dropout: str | None = None  # the last dropout's message, for the run's summary line
     budget_stopped: bool = False
     forced_rejected: bool = False
     forced_ignored: int = 0  # answers to forced requests with no tool call: forcing was not honoured
@@ -82,11 +85,12 @@ class RunSummary:
 
 
 class Runner:
-    """Runs jobs against one provider and writes their results."""
+    """Runs jobs through one ``Asker`` (a provider with the run's catalog and prompt) and writes
+    their results."""
 
     def __init__(
         self,
-        provider: Provider,
+        asker: Asker,
         settings: RunSettings,
         writer: ResultsWriter,
         *,
@@ -94,7 +98,8 @@ class Runner:
         catalog_hash: str,
         total: int | None = None,
     ) -> None:
-        self.provider = provider
+        self.asker = asker
+        self.provider = asker.provider
         self.settings = settings
         self.writer = writer
         self.progress = progress
@@ -106,11 +111,12 @@ class Runner:
         self.budget = Budget(
             settings.budget_usd,
             settings.price,
-            provider.settings.max_tokens,
-            prefix=provider.cache_prefix(),
+            asker.options.max_tokens,
+            prefix=asker.prefix,
             batch=settings.batch,
         )
         self._warned: set[str] = set()
+        self._batch_jobs: dict[tuple[str | int, ...], Job] = {}
         self._retracted: list[str] = []
         self._held: list[FixtureResult] | None = None
 
@@ -149,22 +155,27 @@ class Runner:
     async def with_retries(self, call: Callable[[], Awaitable[T]]) -> T:
         return await with_retries(self.settings.retry, call)
 
-    def admit(self, job: Job) -> bool:
+    def admit(self, item: BatchItem) -> bool:
         return self.budget.reserve() is not None
 
-    def record_answer(self, job: Job, answer: Answer, mode: ToolChoiceMode | None) -> None:
-        self.record(self.result(job, answer=answer, attempts=1, mode=mode))
+    def record_answer(self, item: BatchItem, answer: Answer, mode: ToolChoiceMode | None) -> None:
+        answer = self.asker.catalog.names.resolve(answer)
+        self.record(self.result(self._batch_jobs[item.key], answer=answer, attempts=1, mode=mode))
 
     def record_failure(
-        self, job: Job, failure: ProviderFailure, mode: ToolChoiceMode | None, *, attempts: int
+        self, item: BatchItem, failure: ProviderFailure, mode: ToolChoiceMode | None, *, attempts: int
     ) -> None:
+        job = self._batch_jobs[item.key]
         self.record(self.result(job, failure=failure, attempts=attempts, mode=mode))
 
-    def record_dropout(self, job: Job, kind: ErrorKind, message: str, mode: ToolChoiceMode | None) -> None:
+    def record_dropout(
+        self, item: BatchItem, kind: ErrorKind, message: str, mode: ToolChoiceMode | None
+    ) -> None:
+        job = self._batch_jobs[item.key]
         self.record(self.result(job, kind=kind, message=message, attempts=1, mode=mode))
 
-    def record_not_sent(self, job: Job) -> None:
-        self.record(self.not_sent(job))
+    def record_not_sent(self, item: BatchItem) -> None:
+        self.record(self.not_sent(self._batch_jobs[item.key]))
 
     def status(self, text: str) -> None:
         if self.progress is not None:
@@ -184,6 +195,7 @@ class Runner:
             outcome.usage = outcome.usage + result.usage
         else:
             outcome.dropouts[result.error_kind or "unknown"] += 1
+            outcome.last_dropout = result.error_message or outcome.last_dropout
         outcome.spent_usd = self.budget.spent_usd
         if self.progress is not None:
             self.progress.update(result)
@@ -205,7 +217,7 @@ class Runner:
             "fixture_hash": job.fixture.hash,
             "sample": job.sample,
             "provider": self.provider.name,
-            "model": self.provider.settings.model,
+            "model": self.asker.model,
             "catalog_hash": self.catalog_hash,
             "attempts": attempts,
             "mode": mode,
@@ -227,7 +239,7 @@ class Runner:
                     reached=False,
                     error_kind="truncated",
                     error_message=f"the answer stopped at {answer.stop_reason} before any tool call: raise "
-                    f"run.max_tokens (now {self.provider.settings.max_tokens}) so the model can finish",
+                    f"run.max_tokens (now {self.asker.options.max_tokens}) so the model can finish",
                 )
             return FixtureResult(**common, **answered, reached=True, calls=answer.calls)
         return FixtureResult(
@@ -237,7 +249,7 @@ class Runner:
             latency_ms=round(latency_ms, 1),
             request_id=failure.request_id if failure else None,
             error_kind=failure.kind if failure else kind,
-            error_message=self.provider.scrub(failure.message if failure else message or ""),
+            error_message=failure.message if failure else message or "",
         )
 
     def not_sent(self, job: Job) -> FixtureResult:
@@ -272,7 +284,7 @@ class Runner:
 
     async def ask(self, job: Job, mode: ToolChoiceMode | None) -> Answer:
         """One attempt at one job (``compare`` asks each job through its arm instead)."""
-        return await self.provider.answer(job, mode)
+        return await self.asker.ask(job, mode)
 
     async def _attempts(self, job: Job, mode: ToolChoiceMode | None, counter: list[int]) -> Answer:
         async for attempt in retrying(self.settings.retry, stop_when=lambda: self.stopping):
@@ -310,7 +322,7 @@ class Runner:
                 self.record(self.not_sent(job))
                 return
             counter = [0]
-            mode = self.provider.mode_for(job.fixture, forced_rejected=self.forced_rejected)
+            mode = self.asker.mode_for(job.fixture, forced_rejected=self.forced_rejected)
             started = time.perf_counter()
             try:
                 while True:
@@ -320,7 +332,7 @@ class Runner:
                     except ProviderFailure as failure:
                         if failure.rejects_forced_tool_choice and mode == "forced":
                             self.on_forced_rejected(failure)
-                            mode = self.provider.mode_for(job.fixture, forced_rejected=True)
+                            mode = self.asker.mode_for(job.fixture, forced_rejected=True)
                             continue
                         raise
             except ProviderFailure as failure:
@@ -349,7 +361,7 @@ class Runner:
             self.forced_rejected = True
             self.summary.forced_rejected = True
             note = (
-                f"{self.provider.settings.model} rejects forced tool use ({failure.message}); select "
+                f"{self.asker.model} rejects forced tool use ({failure.message}); select "
                 "fixtures ran with tool_choice auto plus an instruction to call exactly one tool "
                 "(mode auto_instructed)"
             )
@@ -367,7 +379,7 @@ class Runner:
     def forced_ignored_note(self) -> str:
         count = self.summary.forced_ignored
         return (
-            f"{self.provider.settings.model} did not honour forced tool use: {count} answer(s) to requests "
+            f"{self.asker.model} did not honour forced tool use: {count} answer(s) to requests "
             "that forced a tool call had none (scored as no call)"
         )
 
@@ -382,7 +394,7 @@ class Runner:
 
     def check_cache(self, job: Job, answer: Answer) -> None:
         """After the first answer: say so when caching was asked for and nothing was cached."""
-        if "cache" in self._warned or not self.provider.caching or not self.provider.reports_cache_usage:
+        if "cache" in self._warned or not self.asker.caching or not self.provider.reports_cache_usage:
             return
         self._warned.add("cache")
         usage = answer.usage
@@ -395,7 +407,7 @@ class Runner:
         if usage.cache_write_tokens == 0 and usage.cache_read_tokens == 0:
             note = (
                 f"nothing was cached: the catalog and system prompt ({usage.input_tokens} input tokens "
-                f"in all) are below {self.provider.settings.model}'s minimum cacheable prefix, so every "
+                f"in all) are below {self.asker.model}'s minimum cacheable prefix, so every "
                 "request paid full input price"
             )
             self.learnt(job, note)
@@ -408,7 +420,12 @@ class Runner:
         try:
             if self.settings.batch:
                 self.writer.start(notes)
-                await self.provider.run_batch(self, list(jobs))
+                items = []
+                for job in jobs:
+                    item = self.asker.batch_item(job, self.asker.mode_for(job.fixture, forced_rejected=False))
+                    self._batch_jobs[item.key] = job
+                    items.append(item)
+                await self.provider.generate_batch(items, self)
             else:
                 await self._run_concurrently(jobs, notes)
         finally:
@@ -439,7 +456,7 @@ class Runner:
                 (
                     index
                     for index, job in enumerate(jobs)
-                    if self.provider.mode_for(job.fixture, forced_rejected=False) == "forced"
+                    if self.asker.mode_for(job.fixture, forced_rejected=False) == "forced"
                 ),
                 0,
             )
@@ -473,27 +490,28 @@ def summarize_dropouts(outcome: RunSummary) -> str:
 
 async def run_fixtures(
     provider: Provider,
+    catalog: Catalog,
     fixtures: Sequence[Fixture],
     results_path: Path,
     settings: RunSettings | None = None,
     *,
+    system_prompt: str = "",
+    options: GenerateOptions | None = None,
     samples: int = 1,
     progress: Progress | None = None,
 ) -> RunSummary:
-    """Run every fixture once per sample against ``provider`` and write ``results_path``: the bare loop,
-    with default scoring and gate in the header (tests and benchmarks). ``mcp_evals.run_eval``
-    (``api/run.py``) is the run with the whole config, as ``mcp-evals run`` does it.
+    """Ask ``provider`` about every fixture once per sample, with ``catalog`` as its tools, and write
+    ``results_path``: the bare loop, with default scoring and gate in the header (tests and
+    benchmarks). ``mcp_evals.run_eval`` (``api/run.py``) is the run with the whole config, as
+    ``mcp-evals run`` does it.
     """
     settings = settings or RunSettings()
+    asker = Asker(provider, catalog, system_prompt, options)
     header = make_header(
-        provider=provider,
-        catalog=provider.catalog,
+        asker=asker,
         planned=fixtures,
         all_fixtures=fixtures,
-        system_prompt=provider.system_prompt,
         samples=samples,
-        max_tokens=provider.settings.max_tokens,
-        temperature=provider.settings.temperature,
         shard=None,
         limit=None,
         exclude_tools=[],
@@ -502,11 +520,11 @@ async def run_fixtures(
     )
     jobs = plan_jobs(fixtures, samples)
     runner = Runner(
-        provider,
+        asker,
         settings,
         ResultsWriter(results_path, header),
         progress=progress,
-        catalog_hash=provider.catalog.hash,
+        catalog_hash=catalog.hash,
         total=len(jobs),
     )
     return await runner.run(jobs)

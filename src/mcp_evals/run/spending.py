@@ -140,27 +140,20 @@ class Spending:
         return self.provider_class.label or self.choice.name
 
     def settings(
-        self,
-        options: RunOptions,
-        *,
-        model: str | None = None,
-        max_tokens: int | None = None,
-        max_connections: int = 4,
+        self, options: RunOptions, *, model: str | None = None, max_connections: int = 4
     ) -> ProviderSettings:
-        """The provider's settings: this key and endpoint, the config's request options."""
+        """The provider's settings: this key and endpoint, the config's timeout and provider-own
+        settings (what each request asks is the caller's ``GenerateOptions``)."""
         from mcp_evals.providers.base import ProviderSettings
+        from mcp_evals.run.asker import own_settings
 
         return ProviderSettings(
             model=model or self.model,
             base_url=self.endpoint or self.provider_class.default_base_url,
             api_key=self.choice.key,
             timeout=options.timeout,
-            max_tokens=max_tokens or options.max_tokens,
-            temperature=options.temperature,
-            anthropic_version=options.anthropic_version,
-            prompt_caching=options.prompt_caching,
-            lexical_strictness=options.lexical_strictness,
             max_connections=max_connections,
+            own=own_settings(options),
         )
 
     def price_of(self, model: str, options: RunOptions) -> Price | None:

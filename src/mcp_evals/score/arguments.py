@@ -15,6 +15,7 @@ from typing import Any
 import jsonschema
 from pydantic import Field
 
+from mcp_evals import patterns, schema_refs
 from mcp_evals.answers import ToolCall
 from mcp_evals.catalog.model import Tool
 from mcp_evals.fixtures.model import (
@@ -66,9 +67,11 @@ def match_expected(expectation: Expected, actual: Any, path: str) -> list[str]:
         return [f"{path}: expected it to contain {_short(expectation.contains)!r}, got {_short(actual)!r}"]
     if isinstance(expectation, Regex):
         try:
-            found = re.search(expectation.regex, _as_text(actual)) is not None
+            found = patterns.search(expectation.regex, _as_text(actual))
         except re.error as error:
             return [f"{path}: the fixture's regex {expectation.regex!r} is invalid ({error})"]
+        except patterns.PatternTimeout as error:
+            return [f"{path}: the fixture's {error}"]
         return (
             []
             if found
@@ -133,16 +136,12 @@ class SchemaValidators:
 
     def validator(self, tool: Tool) -> tuple[Any, str | None]:
         if tool.name not in self._validators:
-            schema = tool.input_schema
-            cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
             try:
-                cls.check_schema(schema)
+                self._validators[tool.name] = schema_refs.validator(tool.input_schema, check=True)
             except jsonschema.SchemaError as error:
                 self._validators[tool.name] = (
                     f"the tool's input schema is not valid JSON Schema ({error.message})"
                 )
-            else:
-                self._validators[tool.name] = cls(schema)
         entry = self._validators[tool.name]
         return (None, entry) if isinstance(entry, str) else (entry, None)
 
@@ -162,8 +161,12 @@ def check_arguments(
         if validator is not None:
             errors: list[jsonschema.ValidationError] = []
             try:
-                errors = sorted(validator.iter_errors(arguments), key=jsonschema.exceptions.relevance)
-            except Exception as failure:  # e.g. an unresolvable $ref: the schema's fault, not the model's
+                errors = sorted(
+                    schema_refs.iter_errors(validator, arguments), key=jsonschema.exceptions.relevance
+                )
+            except (
+                Exception
+            ) as failure:  # e.g. a $ref leaving the schema: the schema's fault, not the model's
                 problems.append(f"schema not checked: {_short(str(failure), 120)}")
             for error in errors[:3]:
                 where = "/".join(str(part) for part in error.absolute_path) or "(arguments)"

@@ -11,12 +11,15 @@ start unless ``MCP_EVALS_SERVE_TOKEN`` is set, and then every request must carry
 
 from __future__ import annotations
 
+import errno
 import hmac
 import ipaddress
+import socket
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from mcp_evals._version import __version__
 from mcp_evals.contract.model import Step
@@ -55,13 +58,39 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def arguments_message(tool: str, error: ValidationError) -> str:
+    """Arguments a client sent that do not fit a tool, said as the CLI says bad input: field, what is
+    wrong, the value given (pydantic's own text names its models and links its docs)."""
+    parts = []
+    for problem in error.errors():
+        where = ".".join(str(part) for part in problem["loc"]) or "(arguments)"
+        given = "" if problem["type"] == "missing" else f" (got {shorten(repr(problem.get('input')), 60)})"
+        parts.append(f"{where}: {problem['msg'][:1].lower()}{problem['msg'][1:]}{given}")
+    return f"{tool}: bad arguments: " + "; ".join(parts)
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def build_server(harness: Harness) -> Any:
     """The MCPServer with every harness tool."""
     from mcp.server import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.types import ToolAnnotations
 
-    server = MCPServer("mcp-evals", version=__version__, instructions=INSTRUCTIONS)
+    class Server(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as error:
+                if isinstance(error.__cause__, ValidationError) and not isinstance(
+                    error, UnexpectedToolError
+                ):
+                    raise ToolError(arguments_message(name, error.__cause__)) from error.__cause__
+                raise
+
+    server = Server("mcp-evals", version=__version__, instructions=INSTRUCTIONS)
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     runs = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
@@ -221,10 +250,33 @@ def serve_http(harness: Harness, host: str, port: int, token: str | None) -> Non
         )
     import uvicorn
 
+    listening = bind(host, port)  # ours, so a busy port is one clear message, not uvicorn's log
     app: Any = build_server(harness).streamable_http_app(host=host)
     if token:
         app = RequireToken(app, token)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    shown = f"[{host}]" if ":" in host else host
+    print(
+        f"mcp-evals serve: Streamable HTTP at http://{shown}:{port}/mcp (Ctrl-C to stop)",
+        file=sys.stderr,
+        flush=True,
+    )
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    server.run(sockets=[listening])
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket, or bad input naming the address when it cannot be had (in use, no such
+    address, a privileged port)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host.strip("[]"), port), family=family, reuse_port=False)
+    except OSError as error:
+        busy = error.errno == errno.EADDRINUSE
+        raise ConfigError(
+            f"--http-port {port}: cannot listen on {host}:{port} "
+            f"({'another program already uses it' if busy else error.strerror or error})",
+            hint="choose another --http-port" if busy else "check --host and --http-port",
+        ) from None
 
 
 def serve_stdio(harness: Harness) -> None:

@@ -103,9 +103,15 @@ class Discovered(BaseModel):
 
 
 class FixtureValidation(BaseModel):
+    """What `mcp-evals validate --format json` says (``ok`` false on errors or a catalog that differs
+    from its lock), with each problem as its log line."""
+
     ok: bool
     errors: int
     warnings: int
+    coverage: dict[str, Any]
+    catalog_hash: str
+    lock: dict[str, Any] | None = Field(None, description="The catalog against `catalog.lock`, when set.")
     problems: list[str]
 
 
@@ -424,24 +430,24 @@ class Harness:
         config = self.setup.config
         if config is None:
             raise HarnessError("validate_fixtures needs a config with `fixtures:` (run serve with --config)")
+        from mcp_evals.catalog.snapshot import read_lock
         from mcp_evals.fixtures.load import load_fixtures
-        from mcp_evals.fixtures.validate import validate_fixtures
+        from mcp_evals.fixtures.validate.outcome import validate_config
         from mcp_evals.servers.extract import extract_catalog_async
 
+        fixtures = load_fixtures(config)
+        locked = read_lock(config.resolve(config.catalog.lock)) if config.catalog.lock else None
         catalog = await extract_catalog_async(config)
-        problems = validate_fixtures(
-            load_fixtures(config),
-            catalog,
-            config.validation,
-            exclude_tools=config.exclude_tools,
-            areas=config.areas,
-        )
-        errors = sum(1 for problem in problems if problem.severity == "error")
+        outcome = validate_config(config, fixtures, catalog, locked, shown_config=config.shown_path)
+        document = outcome.document()
         return FixtureValidation(
-            ok=errors == 0,
-            errors=errors,
-            warnings=len(problems) - errors,
-            problems=[str(problem) for problem in problems],
+            ok=document["ok"],
+            errors=document["errors"],
+            warnings=document["warnings"],
+            coverage=document["coverage"],
+            catalog_hash=document["catalog_hash"],
+            lock=document.get("lock"),
+            problems=[str(problem) for problem in outcome.problems],
         )
 
     async def lint_catalog(self) -> CatalogLint:

@@ -36,11 +36,18 @@ async def extract_catalog_async(config: Config) -> Catalog:
 
     Live servers are read at the same time; when some fail, the first failing one (in config
     order) is raised. An unset ``${VAR}`` fails first, naming its config line, before any server
-    is contacted.
+    is contacted; so does a config that lists no server (``servers: []``, for contract cases only).
     """
     import anyio
 
     config.check_variables()
+    if not config.servers:
+        raise ConfigError(
+            f"{where(config.shown_path, config.line_of(('servers',)), 'servers')}: the config lists no "
+            "server, and this command reads the tools of at least one",
+            hint="add a server under `servers:` (`servers: []` serves only contract cases with their own "
+            "`server:`)",
+        )
 
     from mcp_evals.errors import McpEvalsError
     from mcp_evals.servers import client as _mcp  # the one module that imports the MCP SDK

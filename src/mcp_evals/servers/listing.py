@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcp_evals._version import __version__
-from mcp_evals.catalog.model import ServerInfo
+from mcp_evals.catalog.model import ServerInfo, wire_problem
 from mcp_evals.config.model import ClientOptions, Config, ServerConfig
 from mcp_evals.errors import ServerError
 from mcp_evals.servers.model import CLIENT_NAME
@@ -193,6 +193,10 @@ class Lister:
                 isinstance(tool, dict) and isinstance(tool.get("name"), str) for tool in listed
             ):
                 raise NotHere("a tools/list result the SDK must judge")
+            for tool in listed:
+                problem = wire_problem(tool)
+                if problem is not None:  # what the SDK refuses too, said plainly
+                    raise ServerError(self.server.name, f"{self.stage}: {problem}", hint="fix the server")
             # the wire shape, as the SDK hands it out: top-level keys without a value are left out
             tools.extend({key: value for key, value in tool.items() if value is not None} for tool in listed)
             next_cursor = page.get("nextCursor")

@@ -41,8 +41,9 @@ from mcp_evals.servers.session import (
     _reraise_our_own,
 )
 
-# What a Python server prints when the interpreter that ran it lacks its packages.
-_IMPORT_FAILURES = ("ModuleNotFoundError", "ImportError")
+# What a Python server prints when the interpreter that ran it lacks its packages: a traceback's
+# exception, or `python -m package`'s own "…/python: No module named package" (no traceback at all).
+_IMPORT_FAILURES = ("ModuleNotFoundError", "ImportError", "No module named")
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -89,14 +90,29 @@ _WINDOWS_VARIABLES = ("SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT
 def server_environment(server: ServerConfig, environ: dict[str, str] | None = None) -> dict[str, str]:
     """The environment a stdio server gets: PATH, HOME, locale and what its `env` names — nothing else.
 
-    API keys and tokens of the caller never reach the server unless the config names them.
+    API keys and tokens of the caller never reach the server unless the config names them. The one
+    exception is a server asked to get the whole environment (mcp-eval-runner's cases, run as that
+    tool runs them: documented there as the compatibility trade-off).
     """
     source = dict(os.environ if environ is None else environ)
     kept = ("PATH", "HOME", *_LOCALE_VARIABLES, *(_WINDOWS_VARIABLES if sys.platform == "win32" else ()))
-    env = {key: value for key, value in source.items() if key in kept or key.startswith("LC_")}
+    env = (
+        dict(source)
+        if server.whole_environment
+        else {key: value for key, value in source.items() if key in kept or key.startswith("LC_")}
+    )
     for key, value in server.env.items():
         env[key] = expand_variables(value, what=f"servers.{server.name}.env.{key}", environ=source)
     return env
+
+
+def server_arguments(server: ServerConfig, environ: dict[str, str] | None = None) -> list[str]:
+    """The server's `args` with `${VAR}` and `${VAR:-default}` expanded from the caller's environment."""
+    source = os.environ if environ is None else environ
+    return [
+        expand_variables(value, what=f"servers.{server.name}.args[{index}]", environ=source)
+        for index, value in enumerate(server.args)
+    ]
 
 
 @dataclass
@@ -289,9 +305,10 @@ async def _spawn(server: ServerConfig, config: Config, *, raw: bool = False) -> 
     if not cwd.is_dir():
         raise ServerError(server.name, f"working directory {str(cwd)!r} does not exist", hint="fix `cwd:`")
     env = server_environment(server)
+    args = server_arguments(server)
     try:
         process = await anyio.open_process(
-            [server.command, *server.args],
+            [server.command, *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -473,7 +490,11 @@ def _working_directory(server: ServerConfig, config: Config) -> Path:
 def _missing_file_argument(server: ServerConfig, config: Config) -> str | None:
     """The first script argument that does not exist: the usual reason a server exits at once."""
     cwd = _working_directory(server, config)
-    for argument in server.args:
+    try:
+        arguments = server_arguments(server)
+    except McpEvalsError:
+        arguments = server.args
+    for argument in arguments:
         script = (
             argument.lower().endswith(_SCRIPT_SUFFIXES)
             and not argument.startswith("-")

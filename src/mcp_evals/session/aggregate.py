@@ -203,7 +203,9 @@ def summarize(headers: Sequence[SessionHeader], sessions: Sequence[SessionRecord
     tasks = {task.id: task for task in task_set.tasks}
     chosen, stale = current_records(headers, sessions)
     metrics: dict[Cell, SessionMetrics] = {
-        cell: session_metrics(record, tasks[cell[2]], header.catalog, task_set.transient_errors)
+        cell: session_metrics(
+            record, tasks[cell[2]], header.catalog, task_set.transient_errors, task_set.timeouts.step_seconds
+        )
         for cell, record in chosen.items()
         if record.status == "finished"
     }

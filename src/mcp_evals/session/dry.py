@@ -12,17 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from mcp_evals.answers import Usage
-from mcp_evals.catalog.model import Catalog
-from mcp_evals.providers.base import HttpRequest, Provider
+from mcp_evals.answers import Answer, Message, Text, ToolUse, Usage, content_text
+from mcp_evals.providers.base import tool_call
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price
-from mcp_evals.providers.tokens import estimate_request_tokens, estimate_tokens
-from mcp_evals.providers.turns import Turn
+from mcp_evals.providers.tokens import estimate_request_tokens, estimate_tokens, request_text
+from mcp_evals.run.asker import Asker
 from mcp_evals.run.retry import RetryPolicy, with_retries
 from mcp_evals.session.loop import Ask, reserved_tokens
 from mcp_evals.session.model import Task
-from mcp_evals.session.record import SessionRecord, content_text
+from mcp_evals.session.record import SessionRecord
 
 SCRIPTED_ANSWER = "Done: here is what I found."
 COUNT_RETRY = RetryPolicy(max_attempts=4, max_wait=10)
@@ -32,37 +31,35 @@ COUNT_RETRY = RetryPolicy(max_attempts=4, max_wait=10)
 class Counter:
     """Input tokens of a request and tokens of a piece of text: exact when the API counts for free."""
 
-    provider: Provider
-    bare: Provider | None  # the same API with no tools and no system prompt: counts text alone
+    asker: Asker
     exact: bool = False
     problem: str | None = None
     _baseline: int | None = None
 
-    async def counted(self, request: HttpRequest) -> int | None:
+    async def _count(self, messages: list[Message], *, tools: bool = True) -> int | None:
+        asker = self.asker
+        offered = asker.tools if tools else ()
+        return await with_retries(
+            COUNT_RETRY, lambda: asker.provider.count_tokens(messages, offered, None, asker.options)
+        )
+
+    async def counted(self, messages: list[Message]) -> int | None:
         """The request's input tokens as the API counts them, or None (not counting, or it failed)."""
         if self.exact:
             try:
-                return await with_retries(COUNT_RETRY, lambda: self.provider.count_tokens(request))
+                return await self._count(messages)
             except ProviderFailure as failure:
                 self._give_up(failure)
         return None
 
-    async def request(self, request: HttpRequest) -> int:
-        counted = await self.counted(request)
-        if counted is not None:
-            return counted
-        prefix, rest = estimate_request_tokens(request.body, b"")
-        return prefix + rest
-
     async def text(self, text: str) -> int:
-        if self.exact and self.bare is not None:
-            bare = self.bare
+        """A text's tokens: the count of a message of it alone (no tools, no system prompt) less the
+        count of a message of one character."""
+        if self.exact:
             try:
                 if self._baseline is None:
-                    empty = bare.build_turn_request(bare.opening_turn("."))
-                    self._baseline = await with_retries(COUNT_RETRY, lambda: bare.count_tokens(empty)) or 0
-                whole = bare.build_turn_request(bare.opening_turn(text))
-                counted = await with_retries(COUNT_RETRY, lambda: bare.count_tokens(whole))
+                    self._baseline = await self._count([Message.user(".")], tools=False) or 0
+                counted = await self._count([Message.user(text)], tools=False)
             except ProviderFailure as failure:
                 self._give_up(failure)
             else:
@@ -76,27 +73,38 @@ class Counter:
 
 
 def ask_scripted(
-    provider: Provider, task: Task, counter: Counter, output_tokens: int, reserved: list[int] | None = None
+    asker: Asker, task: Task, counter: Counter, output_tokens: int, reserved: list[int] | None = None
 ) -> Ask:
     """The scripted model: turn k makes the script's k-th call; the turn after the last one answers.
 
     ``reserved`` gets each request's input tokens as a live run would reserve them before sending it
     (the exact count, else the local estimate on its high side: ``loop.reserved_tokens``)."""
 
-    async def ask(request: HttpRequest, index: int) -> tuple[Turn, int]:
+    async def ask(messages: list[Message], index: int) -> tuple[Answer, int]:
         if index <= len(task.script):
             step = task.script[index - 1]
-            turn = provider.scripted_turn([(f"call_{index:03d}", step.tool, dict(step.arguments))])
+            name = asker.catalog.names.provider(step.tool)
+            use = ToolUse(f"call_{index:03d}", name, dict(step.arguments))
+            answer = Answer(
+                calls=[tool_call(asker.tools, name, dict(step.arguments))],
+                stop_reason="tool_use",
+                message=Message.assistant([use]),
+            )
         else:
-            turn = provider.scripted_turn([], SCRIPTED_ANSWER)
-        counted = await counter.counted(request)
+            answer = Answer(
+                text=SCRIPTED_ANSWER,
+                stop_reason="end_turn",
+                message=Message.assistant([Text(SCRIPTED_ANSWER)]),
+            )
+        request = request_text(messages, asker.tools)
+        counted = await counter.counted(messages)
         if reserved is not None:
             reserved.append(reserved_tokens(request, counted))
         if counted is None:
-            prefix, rest = estimate_request_tokens(request.body, b"")
+            prefix, rest = estimate_request_tokens(request, b"")
             counted = prefix + rest
-        turn.usage = Usage(input_tokens=counted, output_tokens=output_tokens)
-        return turn, 1
+        answer.usage = Usage(input_tokens=counted, output_tokens=output_tokens)
+        return asker.catalog.names.resolve(answer), 1
 
     return ask
 
@@ -192,8 +200,3 @@ def planned_usages(
 def worst_case_extra(turns: int, max_tokens: int, price: Price) -> float:
     """The extra cost if every turn's answer used ``max_tokens`` instead of the assumed output."""
     return turns * max(0, max_tokens - ASSUMED_OUTPUT_TOKENS) * price.output / 1_000_000
-
-
-def bare_provider(provider: Provider) -> Provider:
-    """The same API and key with no tools and no system prompt (to count a text alone)."""
-    return type(provider)(provider.settings, Catalog(tools=[]), "")

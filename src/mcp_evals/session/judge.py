@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcp_evals.providers.base import Provider
 from mcp_evals.providers.failures import ProviderFailure
+from mcp_evals.providers.tokens import request_text
+from mcp_evals.run.asker import Asker
 from mcp_evals.run.budget import Budget
 from mcp_evals.session.loop import Ask, reserved_tokens
 from mcp_evals.session.metrics import answer_json
@@ -58,16 +59,17 @@ class JudgeOutcome:
 
 
 async def judge_session(
-    judge: Provider, ask: Ask, budget: Budget | None, record: SessionRecord, prompt: str
+    judge: Asker, ask: Ask, budget: Budget | None, record: SessionRecord, prompt: str
 ) -> JudgeOutcome:
-    model = judge.settings.model
-    request = judge.build_turn_request(judge.opening_turn(judge_prompt(record, prompt)))
+    model = judge.model
+    messages = judge.messages(judge_prompt(record, prompt))
+    request = request_text(messages, judge.tools)
     reservation = budget.reserve_tokens(reserved_tokens(request, None)) if budget is not None else 0.0
     if reservation is None:
         record_ = JudgeRecord(model=model, verdict="unclear", error="not judged: budget")
         return JudgeOutcome(record_, budget_stop=True)
     try:
-        turn, _ = await ask(request, 1)
+        turn, _ = await ask(messages, 1)
     except ProviderFailure as failure:
         return JudgeOutcome(
             JudgeRecord(model=model, verdict="unclear", error=f"the judge failed: {failure.message}"),

@@ -11,10 +11,10 @@ import anyio
 from mcp_evals._version import __version__
 from mcp_evals.answers import Usage
 from mcp_evals.errors import InputFileError
+from mcp_evals.files import refuse_inputs
 from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
-from mcp_evals.providers.anthropic import AnthropicProvider
-from mcp_evals.providers.base import Provider
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
+from mcp_evals.run.asker import Asker
 from mcp_evals.run.budget import Budget, requests_within
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.session.aggregate import current_records
@@ -22,7 +22,6 @@ from mcp_evals.session.dry import (
     Counter,
     DrySession,
     ask_scripted,
-    bare_provider,
     measure_results,
     planned_usages,
     session_cost,
@@ -44,9 +43,9 @@ COUNT_TOKENS_NOTE = (
 )
 
 
-def counts_exactly(provider: Provider) -> bool:
+def counts_exactly(asker: Asker) -> bool:
     """The API counts a request's tokens for free (Anthropic's count_tokens, with a key)."""
-    return isinstance(provider, AnthropicProvider) and provider.settings.api_key is not None
+    return asker.provider.counts_tokens
 
 
 @dataclass
@@ -96,18 +95,18 @@ def resume_cells(path: Path, header: SessionHeader) -> set[Cell]:
 
 def make_header(
     prepared: Prepared,
-    providers: dict[ArmName, Provider],
+    askers: dict[ArmName, Asker],
     plan: Plan,
     settings: LiveSettings,
     judge_model: str | None,
 ) -> SessionHeader:
-    first = next(iter(providers.values()))
+    first = next(iter(askers.values()))
     return SessionHeader(
         tool_version=__version__,
         date=settings.date,
         git_sha=settings.git_sha,
-        provider=first.name,
-        model=first.settings.model,
+        provider=first.provider.name,
+        model=first.model,
         task_set_path=prepared.task_set.shown_path,
         task_set=prepared.task_set,
         catalog=prepared.catalog,
@@ -135,18 +134,19 @@ def make_header(
 
 def run_live(
     prepared: Prepared,
-    providers: dict[ArmName, Provider],
-    judge: Provider | None,
+    askers: dict[ArmName, Asker],
+    judge: Asker | None,
     plan: Plan,
     settings: LiveSettings,
     say: Say,
 ) -> tuple[Path, RunOutcome]:
     """Run the plan's missing sessions; returns the records file and what the run came to."""
     path = records_path(settings.results_dir, settings.date, settings.git_sha)
-    if settings.count_tokens and not all(map(counts_exactly, providers.values())):
+    refuse_inputs(path, what="the records file")  # the task set or the config, before it is read as records
+    if settings.count_tokens and not all(map(counts_exactly, askers.values())):
         say(f"note: {COUNT_TOKENS_NOTE}")
         settings.notes.append(COUNT_TOKENS_NOTE)
-    header = make_header(prepared, providers, plan, settings, judge.settings.model if judge else None)
+    header = make_header(prepared, askers, plan, settings, judge.model if judge else None)
     done = resume_cells(path, header)
     schedule = plan_sessions(prepared.task_set, plan.arms, plan.levels, plan.tasks, plan.runs)
     if done:
@@ -160,22 +160,22 @@ def run_live(
         else None
     )
 
-    def asker(provider: Provider) -> Ask:
-        return ask_live(provider, settings.retry, settings.request_deadline)
+    def ask(asker: Asker) -> Ask:
+        return ask_live(asker, settings.retry, settings.request_deadline)
 
     runner = SessionRun(
         task_set=prepared.task_set,
         server=prepared.server,
         config=prepared.config,
         catalog=prepared.catalog,
-        providers=providers,
-        ask={arm: asker(provider) for arm, provider in providers.items()},
+        askers=askers,
+        ask={arm: ask(asker) for arm, asker in askers.items()},
         budget=budget,
         writer=writer,
         date=settings.date,
         git_sha=settings.git_sha,
         judge=judge,
-        judge_ask=asker(judge) if judge is not None else None,
+        judge_ask=ask(judge) if judge is not None else None,
         count_tokens=settings.count_tokens,
         say=say,
     )
@@ -184,8 +184,8 @@ def run_live(
         try:
             return await runner.run(schedule, done)
         finally:
-            for provider in [*providers.values(), *([judge] if judge else [])]:
-                await provider.aclose()
+            for asker in [*askers.values(), *([judge] if judge else [])]:
+                await asker.provider.aclose()
 
     try:
         outcome = anyio.run(main)
@@ -198,20 +198,19 @@ def run_live(
 
 
 async def _play(
-    prepared: Prepared, providers: dict[ArmName, Provider], plan: Plan, count_tokens: bool, say: Say
+    prepared: Prepared, askers: dict[ArmName, Asker], plan: Plan, count_tokens: bool, say: Say
 ) -> tuple[list[DrySession], Counter | None]:
     from mcp_evals.servers.client import open_session
 
     played: list[DrySession] = []
     counters: dict[ArmName, Counter] = {}
-    for arm, provider in providers.items():
-        exact = count_tokens and counts_exactly(provider)
-        counters[arm] = Counter(provider, bare_provider(provider) if exact else None, exact=exact)
+    for arm, asker in askers.items():
+        counters[arm] = Counter(asker, exact=count_tokens and counts_exactly(asker))
     no_faults = FaultLevel(percent=0)
     task_set = prepared.task_set
     for task in plan.tasks:
         for arm in plan.arms:
-            provider = providers[arm]
+            asker = askers[arm]
             reserved: list[int] = []
             async with open_session(prepared.server, prepared.config, list_tools=False) as server_session:
                 boundary = ToolBoundary(
@@ -222,8 +221,8 @@ async def _play(
                     step_timeout=task_set.timeouts.step_seconds,
                 )
                 outcome = await run_session(
-                    provider=provider,
-                    ask=ask_scripted(provider, task, counters[arm], ASSUMED_OUTPUT_TOKENS, reserved),
+                    asker=asker,
+                    ask=ask_scripted(asker, task, counters[arm], ASSUMED_OUTPUT_TOKENS, reserved),
                     boundary=boundary,
                     task=task,
                     transforms=task_set.arms[arm].transforms,
@@ -237,15 +236,15 @@ async def _play(
             session = DrySession(task, arm, outcome.record, reserved)
             await measure_results(session, counters[arm])
             played.append(session)
-    for provider in providers.values():
-        await provider.aclose()
+    for asker in askers.values():
+        await asker.provider.aclose()
     counter = next(iter(counters.values()), None)
     return played, counter
 
 
 def run_dry(
     prepared: Prepared,
-    providers: dict[ArmName, Provider],
+    askers: dict[ArmName, Asker],
     plan: Plan,
     *,
     price: Price | None,
@@ -256,11 +255,11 @@ def run_dry(
     say: Say,
 ) -> None:
     """Play every task's script in every arm on the real server and print the estimated cost."""
-    first = next(iter(providers.values()))
-    api = first.label or first.name
-    emit(f"mcp-evals session --dry: nothing billable is sent ({api}, model {first.settings.model})")
+    first = next(iter(askers.values()))
+    api = first.provider.label or first.provider.name
+    emit(f"mcp-evals session --dry: nothing billable is sent ({api}, model {first.model})")
     emit("a scripted model plays each task's script against the real server (no faults), then answers")
-    played, counter = anyio.run(_play, prepared, providers, plan, count_tokens, say)
+    played, counter = anyio.run(_play, prepared, askers, plan, count_tokens, say)
     exact = counter is not None and counter.exact
     if counter is not None and counter.problem:
         say(f"note: {counter.problem}")
@@ -300,7 +299,7 @@ def run_dry(
     schedule = plan_sessions(prepared.task_set, plan.arms, plan.levels, plan.tasks, plan.runs)
     by_cell = {(session.task.id, session.arm): session for session in played}
     planned = planned_usages(
-        [(by_cell[(item.task.id, item.arm)], providers[item.arm].cache_prefix()) for item in schedule],
+        [(by_cell[(item.task.id, item.arm)], askers[item.arm].prefix) for item in schedule],
         price,
         caching=caching,
     )

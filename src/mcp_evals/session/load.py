@@ -58,13 +58,15 @@ def server_of(task_set: TaskSet, config: Config | None, tasks_path: Path) -> Ser
             raise ConfigError(
                 f"{located}: the config has {len(config.servers)} servers; "
                 "name one in the task set's `server:`",
-                hint=f"e.g. server: {config.servers[0].name}",
+                hint=f"e.g. server: {config.servers[0].name}"
+                if config.servers
+                else "give the task set a `server:` block (command/args or url)",
             )
         server = config.servers[0]
     else:
         found = next((server for server in config.servers if server.name == wanted), None)
         if found is None:
-            names = ", ".join(server.name for server in config.servers)
+            names = ", ".join(server.name for server in config.servers) or "none"
             raise ConfigError(f"{located}: no server {wanted!r} in {config.shown_path} (it has: {names})")
         server = found
     if server.snapshot:

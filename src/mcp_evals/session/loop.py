@@ -1,6 +1,6 @@
 """One session: the model calls tools on a real server until it answers or runs out of steps.
 
-Each turn the whole conversation goes to the model (the provider's own wire format); every tool call
+Each turn the whole conversation goes to the model (``Provider.generate``); every tool call
 it makes goes through the ``ToolBoundary`` (faults, timeouts) to the server, in order; every result
 goes back as the server returned it — content blocks, structured content, the error flag — after the
 arm's transforms. A turn without tool calls is the final answer. Before each request its worst case
@@ -21,12 +21,11 @@ from typing import Any
 
 import anyio
 
-from mcp_evals.answers import Usage
+from mcp_evals.answers import Answer, Message, ToolResult, Usage
 from mcp_evals.errors import ServerError
-from mcp_evals.providers.base import HttpRequest, Provider
 from mcp_evals.providers.failures import ProviderFailure
-from mcp_evals.providers.tokens import TOOL_USE_PREAMBLE_TOKENS, estimate_tokens
-from mcp_evals.providers.turns import Turn, TurnResult
+from mcp_evals.providers.tokens import TOOL_USE_PREAMBLE_TOKENS, estimate_tokens, request_text
+from mcp_evals.run.asker import Asker
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy, retrying
 from mcp_evals.session.model import Task, Transform
@@ -37,8 +36,10 @@ from mcp_evals.session.transforms import transform_result
 # The local estimate is ±20 %; a reservation must not be the low side of it.
 ESTIMATE_MARGIN = 1.25
 
-Ask = Callable[[HttpRequest, int], Awaitable[tuple[Turn, int]]]
-Count = Callable[[HttpRequest], Awaitable[int | None]]
+# The model's next turn to these messages (the turn's index): its answer and the attempts it took.
+Ask = Callable[[list[Message], int], Awaitable[tuple[Answer, int]]]
+# The exact input tokens of a request of these messages, or None.
+Count = Callable[[list[Message]], Awaitable[int | None]]
 
 
 @dataclass
@@ -59,32 +60,33 @@ class BudgetStop(Exception):
     """The next request could cross the budget: the session stops, and so does the run."""
 
 
-def ask_live(provider: Provider, policy: RetryPolicy, deadline: float) -> Ask:
+def ask_live(asker: Asker, policy: RetryPolicy, deadline: float) -> Ask:
     """The model's next turn: one request, retried by ``policy`` on transient failures."""
 
-    async def ask(request: HttpRequest, index: int) -> tuple[Turn, int]:
+    async def ask(messages: list[Message], index: int) -> tuple[Answer, int]:
         attempts = 0
         async for attempt in retrying(policy):
             with attempt:
                 attempts += 1
                 with anyio.move_on_after(deadline) as scope:
-                    turn = await provider.send_turn(request)
+                    answer = await asker.provider.generate(messages, asker.tools, None, asker.options)
                 if scope.cancelled_caught:
                     raise ProviderFailure.transient_failure("timeout", f"no answer within {deadline:g}s")
-                return turn, attempts
+                return asker.catalog.names.resolve(answer), attempts
         raise AssertionError("unreachable: tenacity either returns or raises")  # pragma: no cover
 
     return ask
 
 
-def reserved_tokens(request: HttpRequest, counted: int | None) -> int:
-    """Input tokens to reserve for a request: the exact count, else the estimate on its high side."""
+def reserved_tokens(request: bytes, counted: int | None) -> int:
+    """Input tokens to reserve for a request (``request_text``): the exact count, else the estimate on
+    its high side."""
     if counted is not None:
         return counted
-    return math.ceil(estimate_tokens(request.body) * ESTIMATE_MARGIN) + TOOL_USE_PREAMBLE_TOKENS
+    return math.ceil(estimate_tokens(request) * ESTIMATE_MARGIN) + TOOL_USE_PREAMBLE_TOKENS
 
 
-def delivered_result(call: CallRecord, transforms: Sequence[Transform]) -> tuple[TurnResult, Any]:
+def delivered_result(call: CallRecord, transforms: Sequence[Transform]) -> tuple[ToolResult, Any]:
     """What goes back to the model for ``call``, and the changed content when a transform changed it."""
     content, structured = transform_result(call.result.content, call.result.structured_content, transforms)
     blocks = list(content)
@@ -93,14 +95,14 @@ def delivered_result(call: CallRecord, transforms: Sequence[Transform]) -> tuple
     if structured is not None and not any(block.get("type") == "text" for block in blocks):
         blocks.append({"type": "text", "text": json.dumps(structured, ensure_ascii=False)})
     changed = blocks != call.result.content
-    return TurnResult(call_id=call.id, content=blocks, is_error=call.result.is_error), (
+    return ToolResult(call_id=call.id, content=blocks, is_error=call.result.is_error), (
         blocks if changed else None
     )
 
 
 async def run_session(
     *,
-    provider: Provider,
+    asker: Asker,
     ask: Ask,
     boundary: ToolBoundary,
     task: Task,
@@ -118,7 +120,7 @@ async def run_session(
     fatal: ProviderFailure | None = None
     with anyio.move_on_after(session_timeout) as deadline:
         try:
-            record.end = await _converse(provider, ask, boundary, task, transforms, budget, count, trace)
+            record.end = await _converse(asker, ask, boundary, task, transforms, budget, count, trace)
         except BudgetStop:
             record.status = "budget"
             record.error_kind = "budget"
@@ -147,7 +149,7 @@ async def run_session(
 
 
 async def _converse(
-    provider: Provider,
+    asker: Asker,
     ask: Ask,
     boundary: ToolBoundary,
     task: Task,
@@ -156,23 +158,23 @@ async def _converse(
     count: Count | None,
     trace: _Trace,
 ) -> Any:
-    messages: list[Any] = provider.opening_turn(task.prompt)
+    messages = asker.messages(task.prompt)
     for index in range(1, task.max_steps + 1):
-        request = provider.build_turn_request(messages)
-        counted = await count(request) if count is not None else None
+        request = request_text(messages, asker.tools)
+        counted = await count(messages) if count is not None else None
         reservation = budget.reserve_tokens(reserved_tokens(request, counted)) if budget is not None else 0.0
         if reservation is None:
             raise BudgetStop
         try:
-            turn, attempts = await ask(request, index)
+            turn, attempts = await ask(messages, index)
         finally:
             if budget is not None:
                 budget.release(reservation)
         cost = budget.spend(turn.usage) if budget is not None else None
         turn_record = TurnRecord(
             index=index,
-            request_messages=len(messages),
-            request_bytes=len(request.body),
+            request_messages=sum(1 for message in messages if message.role != "system"),
+            request_bytes=len(request),
             input_tokens_counted=counted,
             text=turn.text,
             stop_reason=turn.stop_reason,
@@ -195,11 +197,14 @@ async def _converse(
         if not turn.calls:
             trace.final_answer = turn.text
             return "answered"
+        said = turn.message
+        if said is None or len(said.tool_uses) != len(turn.calls):
+            raise ProviderFailure.transient_failure("invalid_response", "a tool call came without its id")
         results = []
-        for turn_call in turn.calls:
-            call = await boundary.call(turn_call)
+        for use, made in zip(said.tool_uses, turn.calls, strict=True):
+            call = await boundary.call(use.id, made)
             result, delivered = delivered_result(call, transforms)
             turn_record.calls.append(call.model_copy(update={"delivered": delivered}))
             results.append(result)
-        messages += provider.tool_results_turn(turn, results)
+        messages += [said, Message.user(results)]
     return "max_steps"

@@ -27,6 +27,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import Field
+
+from mcp_evals import patterns, schema_refs
 from mcp_evals.answers import Usage
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.score.arguments import SchemaValidators
@@ -53,6 +56,9 @@ class SessionMetrics(StrictModel):
     cost_usd: float | None = None
     judge_cost_usd: float | None = None
     unstable_uncaveated: bool | None = None
+    # A user's regular expression (the answer's, transient_errors) stopped at its limit: said beside the
+    # session's line, never stored.
+    pattern_problem: str | None = Field(None, exclude=True)
 
 
 def call_key(call: CallRecord) -> str:
@@ -65,13 +71,29 @@ def failed(call: CallRecord) -> bool:
     return call.result.is_error or call.error is not None
 
 
-def definitive_error(call: CallRecord, transient: re.Pattern[str]) -> bool:
+Transient = str | re.Pattern[str]
+
+
+def _says_transient(transient: Transient, text: str, seconds: float) -> bool:
+    """The task set's ``transient_errors`` found in ``text``, within ``seconds`` (a slower pattern: no)."""
+    pattern, flags = (
+        (transient.pattern, transient.flags) if isinstance(transient, re.Pattern) else (transient, 0)
+    )
+    try:
+        return patterns.search(pattern, text, seconds=seconds, flags=flags)
+    except patterns.PatternTimeout:
+        return False
+
+
+def definitive_error(
+    call: CallRecord, transient: Transient, seconds: float = patterns.DEFAULT_SECONDS
+) -> bool:
     """An error trying again cannot fix: the server's own, unless its text says it is temporary."""
     if call.error == "invalid_arguments":
         return True
     if call.fault is not None or call.error is not None or not call.result.is_error:
         return False
-    return transient.search(call.result.text) is None
+    return not _says_transient(transient, call.result.text, seconds)
 
 
 def schema_rejects(call: CallRecord, catalog: Catalog, validators: SchemaValidators) -> bool:
@@ -84,13 +106,16 @@ def schema_rejects(call: CallRecord, catalog: Catalog, validators: SchemaValidat
     if validator is None:
         return False  # the tool's own schema is broken: not the model's fault
     try:
-        return any(True for _ in validator.iter_errors(call.arguments))
-    except Exception:  # e.g. an unresolvable $ref: the schema's fault, not the model's
+        return any(True for _ in schema_refs.iter_errors(validator, call.arguments))
+    except Exception:  # e.g. a $ref leaving the schema (never fetched): the schema's fault, not the model's
         return False
 
 
 def bad_call_flags(
-    calls: Sequence[CallRecord], catalog: Catalog, transient: re.Pattern[str]
+    calls: Sequence[CallRecord],
+    catalog: Catalog,
+    transient: Transient,
+    seconds: float = patterns.DEFAULT_SECONDS,
 ) -> list[set[str]]:
     """For each call, the rules it breaks: a subset of {"a", "b", "c"}."""
     validators = SchemaValidators()
@@ -107,7 +132,7 @@ def bad_call_flags(
         if len(earlier) >= 2 and all(earlier) and failed(call):
             flags[index].add("c")
         earlier.append(failed(call))
-        if definitive_error(call, transient):
+        if definitive_error(call, transient, seconds):
             definitive_keys.add(key)
     return flags
 
@@ -136,13 +161,14 @@ def answer_json(text: str) -> Any:
     return None
 
 
-def check_answer(check: AnswerCheck, text: str) -> bool:
-    """Every check given holds for the final answer."""
+def check_answer(check: AnswerCheck, text: str, seconds: float = patterns.DEFAULT_SECONDS) -> bool:
+    """Every check given holds for the final answer (``patterns.PatternTimeout`` when its regular
+    expression takes longer than ``seconds``)."""
     if check.contains is not None:
         wanted = [check.contains] if isinstance(check.contains, str) else check.contains
         if not all(part.casefold() in text.casefold() for part in wanted):
             return False
-    if check.regex is not None and re.search(check.regex, text) is None:
+    if check.regex is not None and not patterns.search(check.regex, text, seconds=seconds):
         return False
     if check.json_path is not None:
         found, value = value_at(answer_json(text), parse_path(check.json_path))
@@ -168,9 +194,23 @@ def in_order(expected: Sequence[str], called: Sequence[str]) -> bool:
     return all(any(name == wanted for name in remaining) for wanted in expected)
 
 
-def session_metrics(record: SessionRecord, task: Task, catalog: Catalog, transient: str) -> SessionMetrics:
+def session_metrics(
+    record: SessionRecord,
+    task: Task,
+    catalog: Catalog,
+    transient: str,
+    seconds: float = patterns.DEFAULT_SECONDS,
+) -> SessionMetrics:
+    """``seconds``: what each of the task set's regular expressions may take on one text (a step's)."""
     calls = record.calls
-    flags = bad_call_flags(calls, catalog, re.compile(transient))
+    flags = bad_call_flags(calls, catalog, transient, seconds)
+    answer_correct: bool | None = None
+    pattern_problem = None
+    if task.answer is not None:
+        try:
+            answer_correct = check_answer(task.answer, record.final_answer, seconds)
+        except patterns.PatternTimeout as error:
+            answer_correct, pattern_problem = False, f"the answer is not checked: {error}"
     failures = sum(1 for call in calls if failed(call))
     judge = record.judge
     return SessionMetrics(
@@ -181,7 +221,8 @@ def session_metrics(record: SessionRecord, task: Task, catalog: Catalog, transie
         calls=len(calls),
         failed_calls=failures,
         steps=len(record.turns),
-        answer_correct=check_answer(task.answer, record.final_answer) if task.answer is not None else None,
+        answer_correct=answer_correct,
+        pattern_problem=pattern_problem,
         path_efficiency=min(1.0, len(task.script) / len(calls)) if calls else 0.0,
         expected_in_order=in_order(task.expected_tools, [call.tool for call in calls]),
         tool_success_rate=(len(calls) - failures) / len(calls) if calls else None,

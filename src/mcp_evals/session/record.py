@@ -10,14 +10,12 @@ task, run); a finished one is never run again.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import Field
 
-from mcp_evals.answers import ErrorKind, Usage
+from mcp_evals.answers import ErrorKind, Usage, content_text
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.session.model import ArmName, FaultKind, TaskSet
 from mcp_evals.strict import StrictModel
@@ -29,17 +27,6 @@ End = Literal["answered", "max_steps"]
 DropoutKind = ErrorKind | Literal["mcp_server", "session_timeout"]
 CallError = Literal["timeout", "protocol", "invalid_arguments"]
 Verdict = Literal["caveated", "uncaveated", "no_unstable_value", "unclear"]
-
-
-def content_text(content: Sequence[Mapping[str, Any]]) -> str:
-    """MCP content blocks as one text: text blocks as they are, any other block as its JSON (as
-    ``providers.base.content_text`` gives them to a model; this module stays free of I/O imports)."""
-    return "\n".join(
-        str(block["text"])
-        if block.get("type") == "text" and isinstance(block.get("text"), str)
-        else json.dumps(block, ensure_ascii=False, separators=(",", ":"))
-        for block in content
-    )
 
 
 def now_iso() -> str:

@@ -46,12 +46,11 @@ def read_records(path: Path) -> SessionRecords:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
+        if not _whole(line):
             if number == len(lines):
-                break
+                break  # torn: the writer cuts it before appending (_drop_torn_line)
             raise InputFileError(f"{where(path, number)}: not a JSON line") from None
+        data = json.loads(line)
         if not isinstance(data, dict) or data.get("schema_version") != SESSION_SCHEMA_VERSION:
             raise InputFileError(
                 f"{where(path, number)}: not a session record of schema version {SESSION_SCHEMA_VERSION}",
@@ -105,11 +104,26 @@ class RecordsWriter:
             self._stream = None
 
 
+def _whole(line: str | bytes) -> bool:
+    """A line that is JSON: a record, counted when read back. Anything else on the last line is torn."""
+    try:
+        json.loads(line)
+    except ValueError:  # JSONDecodeError, and bytes that are not UTF-8
+        return False
+    return True
+
+
 def _drop_torn_line(path: Path) -> None:
-    """Cut a last line a killed run left half-written, so the next line starts on a line of its own."""
+    """Make the next line start on a line of its own: a last line a killed run left half-written is
+    cut; a whole one that only lacks its newline (the file was copied, or edited) keeps its record,
+    as reading it back did."""
     if not path.exists():
         return
     with path.open("rb+") as stream:
         data = stream.read()
         if data and not data.endswith(b"\n"):
-            stream.truncate(data.rfind(b"\n") + 1)
+            start = data.rfind(b"\n") + 1
+            if _whole(data[start:]):
+                stream.write(b"\n")
+            else:
+                stream.truncate(start)

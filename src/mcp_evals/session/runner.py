@@ -14,11 +14,14 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import anyio
+
+from mcp_evals.answers import Message
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.errors import ServerError
-from mcp_evals.providers.base import HttpRequest, Provider
 from mcp_evals.providers.failures import ProviderFailure
+from mcp_evals.run.asker import Asker
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy, with_retries
 from mcp_evals.session.judge import judge_session
@@ -82,13 +85,13 @@ class SessionRun:
     server: ServerConfig
     config: Config
     catalog: Catalog
-    providers: dict[ArmName, Provider]
+    askers: dict[ArmName, Asker]
     ask: dict[ArmName, Ask]
     budget: Budget | None
     writer: RecordsWriter
     date: str
     git_sha: str
-    judge: Provider | None = None
+    judge: Asker | None = None
     judge_ask: Ask | None = None
     count_tokens: bool = False
     say: Callable[[str], None] = lambda text: None
@@ -114,7 +117,9 @@ class SessionRun:
                 outcome.budget_stopped = outcome.budget_stopped or judged.budget_stop
                 outcome.fatal = outcome.fatal or judged.fatal
             self.writer.write(record)
-            self.say(f"[{number}/{len(todo)}] {self.describe(item, record)}")
+            # in a thread: the answer's regular expression may take up to the step timeout (patterns.py)
+            line = await anyio.to_thread.run_sync(self.describe, item, record, abandon_on_cancel=True)
+            self.say(f"[{number}/{len(todo)}] {line}")
             if record.status == "finished":
                 outcome.finished += 1
             elif record.status == "budget":
@@ -131,23 +136,34 @@ class SessionRun:
         label = f"{item.task.id} · arm {item.arm} · faults {item.level.label} · run {item.run}"
         if record.status != "finished":
             return f"{label}: {record.status} ({record.error_kind}: {record.error_message})"
-        metrics = session_metrics(record, item.task, self.catalog, self.task_set.transient_errors)
+        metrics = session_metrics(
+            record,
+            item.task,
+            self.catalog,
+            self.task_set.transient_errors,
+            self.task_set.timeouts.step_seconds,
+        )
         parts = [f"{record.end}", f"{metrics.steps} steps", f"{metrics.bad_calls} bad calls"]
         if metrics.answer_correct is not None:
             parts.append("answer correct" if metrics.answer_correct else "answer wrong")
+        if metrics.pattern_problem is not None:
+            parts.append(metrics.pattern_problem)
         if record.cost_usd is not None:
             parts.append(f"${record.cost_usd:.4f}")
         return f"{label}: " + " · ".join(parts)
 
-    async def counter(self, provider: Provider) -> Count | None:
+    async def counter(self, asker: Asker) -> Count | None:
         if not self.count_tokens:
             return None
 
-        async def count(request: HttpRequest) -> int | None:
+        async def count(messages: list[Message]) -> int | None:
             if self._count_failed:
                 return None
             try:
-                return await with_retries(COUNT_RETRY, lambda: provider.count_tokens(request))
+                return await with_retries(
+                    COUNT_RETRY,
+                    lambda: asker.provider.count_tokens(messages, asker.tools, None, asker.options),
+                )
             except ProviderFailure as failure:
                 self._count_failed = True
                 self.say(f"note: count_tokens failed ({failure.message}); reserving by the local estimate")
@@ -167,7 +183,7 @@ class SessionRun:
             run=item.run,
         )
         setup = self.task_set.setup_hash(item.arm, item.level, item.task)
-        provider = self.providers[item.arm]
+        asker = self.askers[item.arm]
         outcome: SessionOutcome | None = None
         try:
             async with open_session(self.server, self.config, list_tools=False) as server_session:
@@ -179,7 +195,7 @@ class SessionRun:
                     step_timeout=self.task_set.timeouts.step_seconds,
                 )
                 outcome = await run_session(
-                    provider=provider,
+                    asker=asker,
                     ask=self.ask[item.arm],
                     boundary=boundary,
                     task=item.task,
@@ -188,7 +204,7 @@ class SessionRun:
                     key=key,
                     setup_hash=setup,
                     session_timeout=self.task_set.timeouts.session_seconds,
-                    count=await self.counter(provider),
+                    count=await self.counter(asker),
                 )
         except ServerError as failure:
             if outcome is None:

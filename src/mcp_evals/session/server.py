@@ -16,9 +16,9 @@ from typing import Any
 
 import anyio
 
+from mcp_evals.answers import ToolCall
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.errors import ToolCallError
-from mcp_evals.providers.turns import TurnCall
 from mcp_evals.servers.client import ServerSession
 from mcp_evals.session.faults import fault_content, fault_for, timeout_text
 from mcp_evals.session.model import FaultLevel
@@ -49,12 +49,12 @@ class ToolBoundary:
         self.step_timeout = step_timeout
         self.numbers: Counter[str] = Counter()
 
-    async def call(self, turn_call: TurnCall) -> CallRecord:
-        call = turn_call.call
+    async def call(self, call_id: str, call: ToolCall) -> CallRecord:
+        """Make one of the model's calls (``call_id``: the id its result goes back with)."""
         self.numbers[call.name] += 1
         number = self.numbers[call.name]
         record: dict[str, Any] = {
-            "id": turn_call.id,
+            "id": call_id,
             "tool": call.name,
             "provider_name": call.provider_name,
             "known": call.known,

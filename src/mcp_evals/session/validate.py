@@ -15,6 +15,7 @@ from typing import Literal
 import jsonschema
 from pydantic import BaseModel, Field
 
+from mcp_evals import schema_refs
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.documents import dotted
 from mcp_evals.errors import where
@@ -84,9 +85,19 @@ def validate_task_set(task_set: TaskSet, catalog: Catalog) -> list[TaskProblem]:
             validator, _ = validators.validator(tool)
             if validator is None:
                 continue  # the tool's own schema is broken: nothing to check the script against
-            for error in sorted(validator.iter_errors(step.arguments), key=jsonschema.exceptions.relevance)[
-                :3
-            ]:
+            try:
+                errors = sorted(
+                    schema_refs.iter_errors(validator, step.arguments), key=jsonschema.exceptions.relevance
+                )
+            except schema_refs.UnusableSchema as unusable:
+                add(
+                    "script-arguments",
+                    (*location, "arguments"),
+                    f"{step.tool}: not checked: {unusable}",
+                    "warning",
+                )
+                continue
+            for error in errors[:3]:
                 path = [part for part in error.absolute_path]
                 add("script-arguments", (*location, "arguments", *path), f"{step.tool}: {error.message}")
         if task.max_steps <= len(task.script):

@@ -7,8 +7,8 @@ capable models look broken). So synthesis runs in two steps that never meet:
 1. **intents** (``prompts.intent_request`` and friends): a call that sees one tool (or a confusable
    pair, or the catalog's scope) describes user goals that need it, with a concrete value for every
    required parameter;
-2. **held-out paraphrase** (``prompts.paraphrase_request``): a separate call, sent through a provider
-   with an empty catalog, gets only the goal (checked by F001 to name no tool or parameter
+2. **held-out paraphrase** (``prompts.paraphrase_request``): a separate call, with no tools (no
+   synth request carries any), gets only the goal (checked by F001 to name no tool or parameter
    identifier of two or more parts) and the values, and writes what the persona would say, in the
    configured language.
 

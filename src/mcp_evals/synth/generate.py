@@ -2,9 +2,9 @@
 
 Every call goes through one ``Caller``: the run's one ``Budget`` (reserve the worst case, spend what
 the API reports), the run's retry policy (a malformed answer is retried as ``invalid_response``, then
-left out as a dropout: never a crash), a concurrency limit, and a stop on the first fatal error. The
-paraphrase step is sent through a second provider built with an *empty* catalog and no system
-prompt, so nothing of the catalog can reach it even by mistake.
+left out as a dropout: never a crash), a concurrency limit, and a stop on the first fatal error.
+Every call is a system prompt and one user message with no tools, so nothing of the catalog reaches
+the paraphrase step but the goals and values its prompt holds.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from typing import TypeVar
 
 import anyio
 
-from mcp_evals.answers import Usage
+from mcp_evals.answers import Answer, GenerateOptions, Message, Usage
 from mcp_evals.catalog.model import Catalog, Tool, matches
 from mcp_evals.lint.context import LintContext
 from mcp_evals.lint.rules.consistency import confusable
-from mcp_evals.providers.base import Answer, Provider
+from mcp_evals.providers.base import Provider
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy, retrying
@@ -42,6 +42,7 @@ class Caller:
     provider: Provider
     budget: Budget
     policy: RetryPolicy = field(default_factory=RetryPolicy)
+    options: GenerateOptions = field(default_factory=GenerateOptions)
     concurrency: int = 4
     requests: int = 0
     usage: Usage = field(default_factory=Usage)
@@ -55,7 +56,7 @@ class Caller:
     def stopping(self) -> bool:
         return self.fatal is not None or self.budget.stopped
 
-    async def ask(self, provider: Provider, system: str, user: str, read: Callable[[str], T]) -> T | None:
+    async def ask(self, system: str, user: str, read: Callable[[str], T]) -> T | None:
         """``read(answer text)``, or None when no usable answer came (the reason is counted)."""
         async with self.limiter:
             reservation = None if self.stopping else self.budget.reserve()
@@ -65,7 +66,8 @@ class Caller:
             try:
                 async for attempt in retrying(self.policy, stop_when=lambda: self.fatal is not None):
                     with attempt:
-                        return self._read(await provider.exchange(provider.text_request(system, user)), read)
+                        messages = [Message.system(system), Message.user(user)]
+                        return self._read(await self.provider.generate(messages, options=self.options), read)
             except ProviderFailure as failure:
                 if failure.stops_run:
                     self.fatal = self.fatal or failure
@@ -136,22 +138,16 @@ class Synthesis:
 
 
 async def synthesize(
-    caller: Caller,
-    paraphraser: Provider,
-    catalog: Catalog,
-    settings: SynthSettings,
-    exclude_tools: Sequence[str] = (),
+    caller: Caller, catalog: Catalog, settings: SynthSettings, exclude_tools: Sequence[str] = ()
 ) -> Synthesis:
     """Step 1, the screen, step 2; candidates come back in a fixed order."""
-    if paraphraser.catalog.tools or paraphraser.system_prompt:
-        raise ValueError("the paraphrase step must be asked through a provider without a catalog")
     result = Synthesis()
     asks = plan_asks(catalog, settings, exclude_tools)
     result.asks = len(asks)
     found: list[list[Intent]] = [[] for _ in asks]
 
     async def intents_for(index: int, ask: Ask) -> None:
-        answer = await caller.ask(caller.provider, ask.system, ask.user, lambda text: intents_from(ask, text))
+        answer = await caller.ask(ask.system, ask.user, lambda text: intents_from(ask, text))
         found[index] = answer or []
 
     async with anyio.create_task_group() as group:
@@ -168,7 +164,7 @@ async def synthesize(
     async def paraphrase(index: int, batch: list[Intent]) -> None:
         system, user = paraphrase_prompt(batch, settings.persona, settings.language)
         result.paraphrase_requests.append(user)
-        answer = await caller.ask(paraphraser, system, user, lambda text: queries_from(text, len(batch)))
+        answer = await caller.ask(system, user, lambda text: queries_from(text, len(batch)))
         written[index] = answer or {}
 
     async with anyio.create_task_group() as group:

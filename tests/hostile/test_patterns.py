@@ -1,0 +1,131 @@
+"""User patterns are time-bounded: a regular expression that backtracks catastrophically fails its
+step (a contract assertion, a session's answer, a fixture's matcher) with a clear message within the
+step's limit, and never hangs a command."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import Cli
+from fakes.fake_anthropic import Call, FakeAnthropic, Text
+from mcp_evals import patterns
+from mcp_evals.score.arguments import match_value
+from mcp_evals.session.metrics import check_answer
+from mcp_evals.session.model import AnswerCheck
+
+from .conftest import HostileProject, tool
+
+EVIL = r"^(a+)+$"
+VICTIM = "a" * 34 + "!"
+
+
+def test_a_catastrophic_pattern_is_stopped_at_its_limit_and_the_worker_recovers() -> None:
+    started = time.monotonic()
+    with pytest.raises(patterns.PatternTimeout, match=r"took longer than 0.5 s and was stopped"):
+        patterns.search(EVIL, VICTIM, seconds=0.5)
+    assert time.monotonic() - started < 5
+    assert patterns.search(r"(x+x+)+y", "xxxy", seconds=5)  # a new worker takes the next match
+    assert not patterns.search(r"(x+x+)+y", "xxxz", seconds=5)
+    with pytest.raises(re.error):
+        patterns.search(r"(unclosed", "x")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "simple"),
+    [
+        (r"SYNC-\d+", True),
+        (r"(?i)does not exist", True),
+        (r"^[a-z]+$", True),
+        (EVIL, False),
+        (r"^(\w+\s?)*$", False),
+        (r"(a|aa)*b", False),
+        (r".*x.*y", False),
+        (r"(\d)\1", False),
+    ],
+)
+def test_only_patterns_that_cannot_backtrack_much_run_in_the_caller(pattern: str, simple: bool) -> None:
+    assert patterns._is_simple(pattern, 0) is simple
+
+
+def test_a_fixture_matcher_that_never_ends_is_an_argument_problem_not_a_hang() -> None:
+    problems = match_value({"regex": EVIL}, VICTIM, "q")
+    assert len(problems) == 1 and "took longer than" in problems[0]
+
+
+def test_a_session_answer_regex_that_never_ends_fails_the_check() -> None:
+    with pytest.raises(patterns.PatternTimeout):
+        check_answer(AnswerCheck(regex=EVIL), VICTIM, seconds=0.5)
+
+
+def test_contract_output_matches_fails_its_step_within_the_step_timeout(
+    hostile: HostileProject, cli: Cli
+) -> None:
+    hostile.serve([tool("lookup", {"q": {"type": "string"}})], calls={"lookup": {"text": VICTIM}})
+    hostile.configure()
+    hostile.case(
+        "evil", [{"id": "a", "tool": "lookup", "input": {"q": "x"}, "expect": {"output_matches": EVIL}}]
+    )
+    started = time.monotonic()
+    result = cli("contract", "--config", hostile.config, "--timeout", "1000", "--no-history")
+    assert time.monotonic() - started < 30
+    assert result.code == 1, result.out + result.err
+    assert "output_matches" in result.out and "took longer than 1 s and was stopped" in result.out
+
+
+def test_a_session_answer_regex_honours_the_step_timeout(
+    hostile: HostileProject, cli: Cli, anthropic_fake: FakeAnthropic, tmp_path: Path
+) -> None:
+    hostile.serve([tool("lookup", {"q": {"type": "string"}})])
+    task = {
+        "id": "t1",
+        "prompt": "Look up q.",
+        "expected_tools": ["lookup"],
+        "script": [{"tool": "lookup", "arguments": {"q": "x"}}],
+        "answer": {"regex": r"^(\w+\s?)*$"},
+        "max_steps": 4,
+    }
+    tasks = hostile.tasks([task], timeouts={"step_seconds": 1, "session_seconds": 30})
+    anthropic_fake.sessions["Look up q."] = [Call("lookup", {"q": "x"}), Text("word " * 30 + "!")]
+    started = time.monotonic()
+    result = cli(
+        "session",
+        "--tasks",
+        tasks,
+        "--arm",
+        "A",
+        "--fault",
+        "0",
+        "--budget-usd",
+        "1",
+        "--results",
+        tmp_path / "r",
+    )
+    assert time.monotonic() - started < 60
+    assert result.code == 0, result.err
+    assert "answer wrong · the answer is not checked: the regular expression" in result.err
+
+
+def test_a_schema_pattern_from_a_server_is_time_bounded_too() -> None:
+    from mcp_evals import schema_refs
+
+    with pytest.raises(schema_refs.UnusableSchema, match="took longer than"):
+        schema_refs.errors({"type": "string", "pattern": EVIL}, VICTIM)
+    assert [error.message for error in schema_refs.errors({"pattern": r"^\d+$"}, "12x")] == [
+        "'12x' does not match '^\\\\d+$'"
+    ]
+
+
+def test_lint_probe_waits_the_servers_timeout_not_a_fixed_30_seconds(
+    hostile: HostileProject, cli: Cli
+) -> None:
+    """A server that never answers a call: each probe call waits the server's `timeout:` (here 10 s: the
+    handshake through the SDK shares it, and takes seconds on a loaded machine), not a fixed 30 s."""
+    hostile.serve([tool("lookup", {"q": {"type": "string"}})], calls={"lookup": "hang"})
+    config = hostile.configure([{"id": "a", "query": "look up q", "expected_tools": ["lookup"]}])
+    result = cli("lint", "--config", config, "--probe")  # was "within 30 s", whatever the config said
+    assert "Traceback" not in result.err
+    assert "no answer to tools/call 'lookup' within 10 s" in result.out, result.out

@@ -200,6 +200,7 @@ def test_a_config_server_whose_snapshot_is_missing_names_the_config_line(tmp_pat
         ("{not json", "JSON syntax error"),
         ('{"format": "something/else", "servers": []}', "not a catalog snapshot"),
         ("[1, 2]", r"\(\[0\]\): a tool needs a `name`"),  # a bare array of tools, whose items are not
+        ('"tools"', "not a catalog snapshot"),
         (
             f'{{"format": "{SNAPSHOT_FORMAT}", "servers": [{{"transport": "stdio"}}]}}',
             r":1 \(servers\[0\]\.name\): required field is missing",

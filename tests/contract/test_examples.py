@@ -43,9 +43,14 @@ def test_the_example_cases_pass_against_their_servers(example: str, run_cli: Run
     config = EXAMPLES / example / "mcp-evals.yaml"
     result = run_cli("contract", "--config", config, "--no-history", "--concurrency", "4", "--format", "json")
     assert result.returncode == 0, result.stdout + result.stderr
-    summary = json.loads(result.stdout)["summary"]
+    report = json.loads(result.stdout)
+    summary = report["summary"]
     # The llm_judge case is skipped without a key and a budget: reported, never passed.
     assert summary["failed"] == 0 and summary["skipped"] == 1 and summary["passed"] == summary["total"] - 1
+    # The example servers keep their data in memory: a new process per case is their isolation, and
+    # no case wrote a file (or the report would warn).
+    for case in report["run"]["cases"]:
+        assert case["isolation"]["kind"] == "fresh process" and case["isolation"]["shared_writes"] == []
     validated = run_cli("contract", "validate", "--config", config)
     assert validated.returncode == 0, validated.stdout + validated.stderr
     assert validated.stdout.strip().endswith("checked against a catalog; 0 problems")

@@ -9,9 +9,18 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcp_evals.catalog.model import Tool
+from mcp_evals.catalog.model import ServerInfo, Tool, build_catalog
 from mcp_evals.lint.context import ProbeResult
-from mcp_evals.lint.probe import is_actionable, probe_targets, run_probe
+from mcp_evals.lint.model import LintReport
+from mcp_evals.lint.probe import (
+    DESTRUCTIVE,
+    TASK_REQUIRED,
+    is_actionable,
+    probe_plan,
+    probe_targets,
+    run_probe,
+)
+from support.catalog_helpers import node_server
 from support.validate_helpers import run_main
 
 from .helpers import catalog, tool
@@ -79,3 +88,64 @@ def test_probe_needs_the_live_servers(
     outcome = run_main(capsys, "lint", "--probe", "--catalog", "catalog.json")
     assert outcome.code == 3
     assert "--probe calls tools on the live servers" in outcome.err and "Traceback" not in outcome.err
+
+
+def test_tools_that_require_tasks_or_destroy_are_skipped_and_said_so() -> None:
+    listing = [
+        tool("issue_refund", params={"invoice_id": "string"}, required=["invoice_id"]),
+        {
+            **tool("research", params={"topic": "string"}, required=["topic"]),
+            "execution": {"taskSupport": "required"},
+        },
+        {
+            **tool("drop_table", params={"table": "string"}, required=["table"]),
+            "annotations": {"destructiveHint": True},
+        },
+    ]
+    source = build_catalog([ServerInfo(name="s", transport="stdio", tools=listing)])
+    targets, skipped = probe_plan(source)
+    assert [target.name for target in targets] == ["issue_refund"]
+    assert [(skip.tool, skip.reason) for skip in skipped] == [
+        ("research", TASK_REQUIRED),
+        ("drop_table", DESTRUCTIVE),
+    ]
+    targets, skipped = probe_plan(source, destructive=True)
+    assert [target.name for target in targets] == ["issue_refund", "drop_table"]
+    assert [skip.tool for skip in skipped] == ["research"]  # a task-required tool refuses a plain call anyway
+
+
+def test_the_probe_on_server_everything_skips_its_task_only_tool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """simulate-research-query refuses any plain call ("requires task augmentation"): calling it made a
+    false C007."""
+    monkeypatch.chdir(tmp_path)
+    everything = node_server("mcp-server-everything")
+    outcome = run_main(capsys, "lint", "--probe", "--format", "json", "--command", everything, "stdio")
+    report = LintReport.model_validate_json(outcome.out)
+    assert not [finding for finding in report.findings if finding.rule in ("C006", "C007")]
+    assert (
+        "The probe did not call 'simulate-research-query': it requires task-based execution "
+        "(execution.taskSupport: required)." in report.notes
+    )
+
+
+def test_destructive_tools_are_probed_only_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "root").mkdir()
+    filesystem = node_server("mcp-server-filesystem")
+    skipped = {"write_file", "edit_file", "move_file"}  # annotated destructiveHint: true
+    default = run_main(
+        capsys, "lint", "--probe", "--format", "json", "--command", filesystem, tmp_path / "root"
+    )
+    notes = LintReport.model_validate_json(default.out).notes
+    assert {note.split("'")[1] for note in notes if note.startswith("The probe did not call")} == skipped
+    asked = run_main(
+        capsys, "lint", "--probe-destructive", "--format", "json", "--command", filesystem, tmp_path / "root"
+    )
+    report = LintReport.model_validate_json(asked.out)
+    assert not [note for note in report.notes if note.startswith("The probe did not call")]
+    assert not [finding for finding in report.findings if finding.rule in ("C006", "C007")]  # it checks input
+    assert list((tmp_path / "root").iterdir()) == []  # {} wrote nothing

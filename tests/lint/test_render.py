@@ -31,7 +31,7 @@ def test_markdown_keeps_heading_and_scores_and_cuts_the_full_list_to_fit() -> No
     report = lint(catalog(*(tool(name, "") for name in names)))
     text = render_lint_markdown(report, max_chars=6000)
     assert len(text.encode("utf-16-le")) // 2 <= 6000
-    assert text.splitlines()[0].startswith("### 🔎 mcp-evals lint: grade F")
+    assert text.splitlines()[0].startswith(f"### 🔎 mcp-evals lint: grade {report.grade.letter} (")
     assert "more findings not shown here" in text and text.rstrip().endswith("</details>")
     assert "not shown here" not in render_lint_markdown(report, max_chars=None)
 

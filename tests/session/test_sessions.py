@@ -262,9 +262,12 @@ def test_summary_over_both_arms_and_the_a_minus_b_difference(
     records = records_of(tmp_path / "out")
     summary = summarize(records.headers, records.sessions)
     assert summary.planned == summary.finished == 8 and not summary.preliminary
-    # run by run, task by task, the arms side by side
+    # run by run, task by task, the arms side by side, which goes first alternating (A B, then B A, …)
     assert [(r.key.run, r.key.task_id, r.key.arm) for r in records.sessions] == [
-        (run, task, arm) for run in (1, 2) for task in ("missing-job", "salesforce-sync") for arm in "AB"
+        (run, task, arm)
+        for run in (1, 2)
+        for task in ("missing-job", "salesforce-sync")
+        for arm in ("AB" if task == "missing-job" else "BA")
     ]
     for cell in summary.cells:
         assert cell.bad_calls.mean == 0.5 and cell.bad_calls.n == 4  # 1 in missing-job, 0 in salesforce

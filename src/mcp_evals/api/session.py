@@ -65,6 +65,7 @@ class SessionRequest:
     count_tokens: bool = False
     results: Path | None = None
     base_url: str | None = None
+    keep_sandbox: bool = False  # each session's sandbox folder is kept (and said where)
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     say: Say = _quiet  # what the task set's problems are, as they are found
 
@@ -127,7 +128,7 @@ def plan_session(request: SessionRequest) -> SessionPlan | MissingKey:
     if spending.missing_key is not None:
         return spending.missing_key
 
-    prepared = prepare(request.tasks, config, task_set)
+    prepared = prepare(request.tasks, config, task_set, keep_sandbox=request.keep_sandbox)
     for problem in refuse_invalid(prepared):
         request.say(str(problem))
     judge_model = request.judge_model or task_set.judge.model

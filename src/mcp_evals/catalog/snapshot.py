@@ -1,8 +1,10 @@
 """Catalog snapshots: a saved `tools/list` per server, read back into the same catalog.
 
 Two shapes are read: our own (``mcp-evals catalog --out``: every server, prefixes, areas, the hash)
-and a plain ``tools/list`` result (``{"tools": [...]}``, as the MCP Inspector CLI prints it and as
-teams already keep them): one server, named after the file.
+and a plain listing, one server: a ``tools/list`` result (``{"tools": [...]}``, as the MCP Inspector
+CLI prints it and as teams already keep them), the whole JSON-RPC answer that carries it
+(``{"result": {"tools": [...]}}``), mcpgrade's snapshot (``{"serverName": ..., "tools": [...]}``) or
+a bare array of tools. The server takes its ``serverName`` when there is one, else the file's name.
 """
 
 from __future__ import annotations
@@ -66,17 +68,21 @@ def read_snapshot(path: str | Path) -> Snapshot:
         ) from None
     except RecursionError:
         raise InputFileError(f"{snapshot_path}: nested too deeply") from None
-    if isinstance(data, list):  # a bare array of tools, as mcpgrade and others save one
-        return _plain_listing({"tools": data}, snapshot_path, text, bare=True)
-    if isinstance(data, dict) and "format" not in data and isinstance(data.get("tools"), list):
-        return _plain_listing(data, snapshot_path, text)
+    if isinstance(data, list):
+        return _plain_listing({"tools": data}, snapshot_path, text, ())
+    if isinstance(data, dict) and "format" not in data:
+        result = data.get("result")
+        if isinstance(result, dict) and isinstance(result.get("tools"), list):
+            return _plain_listing(result, snapshot_path, text, ("result", "tools"))
+        if isinstance(data.get("tools"), list):
+            return _plain_listing(data, snapshot_path, text, ("tools",))
     if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
         found = data.get("format") if isinstance(data, dict) else None
         detail = f' (its "format" is {found!r})' if found else ""
         raise InputFileError(
             f'{snapshot_path}: not a catalog snapshot: expected "format": "{SNAPSHOT_FORMAT}"{detail}',
             hint="write one with `mcp-evals catalog --out FILE`, or save a `tools/list` result "
-            '(`{"tools": [...]}`)',
+            '(`{"tools": [...]}`, or a bare array of tools)',
         )
     try:
         return Snapshot.model_validate(data)
@@ -86,17 +92,22 @@ def read_snapshot(path: str | Path) -> Snapshot:
         raise InputFileError(describe_validation_error(error, document)) from None
 
 
-def _plain_listing(data: dict[str, object], path: Path, text: str, *, bare: bool = False) -> Snapshot:
-    """A bare ``tools/list`` result (or its array of tools) as a one-server snapshot named after the file."""
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", path.stem).strip("-.") or "server"
+def _plain_listing(data: dict[str, object], path: Path, text: str, at: tuple[str, ...]) -> Snapshot:
+    """A plain listing as a one-server snapshot named after its ``serverName``, else after the file.
+
+    ``at`` is where the tools list sits in the file, for a message's line: ``("tools",)``,
+    ``("result", "tools")``, or ``()`` for a bare array.
+    """
+    given = data.get("serverName")
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", given if isinstance(given, str) else path.stem).strip("-.")
+    stem = stem or "server"
     name = stem if stem[0].isalnum() else f"s{stem}"
     tools = data["tools"]
     assert isinstance(tools, list)
     for index, tool in enumerate(tools):
         if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
-            location: tuple[str | int, ...] = (index,) if bare else ("tools", index)
-            line = parse_json(text, path).line_of(location)
-            field = f"[{index}]" if bare else f"tools[{index}]"
+            line = parse_json(text, path).line_of((*at, index))
+            field = ".".join(at) + f"[{index}]" if at else f"[{index}]"
             raise InputFileError(f"{where(path, line, field)}: a tool needs a `name` (text)")
     server = ServerInfo(name=name[:64], transport="snapshot", tools=[dict(tool) for tool in tools])
     return Snapshot(format=SNAPSHOT_FORMAT, servers=[server])

@@ -82,6 +82,7 @@ def run_and_report(
     record: bool,
     continue_on_failure: bool | None,
     judge_budget: float | None,
+    keep_sandbox: bool = False,
 ) -> ContractRun:
     """Load, run, compare with history, record, report: one run of the cases."""
     from mcp_evals.contract.judge import Judge
@@ -126,6 +127,7 @@ def run_and_report(
             concurrency=concurrency,
             selection=names,
             continue_on_failure=continue_on_failure,
+            keep_sandbox=keep_sandbox,
         )
 
     run = anyio.run(main)
@@ -195,6 +197,7 @@ def _db_option(function: Any) -> Any:
     type=click.FloatRange(0, min_open=True),
     help="Most the llm_judge may spend in this run (default: contract.judge.budget_usd; none: not asked).",
 )
+@click.option("--keep-sandbox", is_flag=True, help="Keep each case's sandbox folder (the report says where).")
 @click.option("--watch", is_flag=True, help="Re-run the cases a changed case or server file affects.")
 @click.option("--interval", type=click.FloatRange(0.1), default=1.0, help="Seconds between --watch polls.")
 @click.pass_context
@@ -212,6 +215,7 @@ def contract(
     no_history: bool,
     continue_on_failure: bool | None,
     judge_budget_usd: float | None,
+    keep_sandbox: bool,
     watch: bool,
     interval: float,
 ) -> int:
@@ -243,6 +247,7 @@ def contract(
         "record": not no_history,
         "continue_on_failure": continue_on_failure,
         "judge_budget": judge_budget_usd,
+        "keep_sandbox": keep_sandbox,
     }
     from mcp_evals.contract.watch import Watcher
     from mcp_evals.contract.watch import watch as watch_loop

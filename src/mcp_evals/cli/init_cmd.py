@@ -5,12 +5,11 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
 
 import click
 
 from mcp_evals.catalog.model import Catalog, Tool
+from mcp_evals.cli.adhoc import check_server_options, config_of, server_entry
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
 from mcp_evals.errors import EXIT_OK, ConfigError, McpEvalsError
@@ -20,23 +19,7 @@ from mcp_evals.servers.extract import extract_catalog
 from mcp_evals.wording import plural
 
 DEFAULT_FIXTURES = "evals"
-_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 _VALID_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-def server_name(command: str | None, args: tuple[str, ...], url: str | None) -> str:
-    """A short server name from what starts it: the script or package, else the command; the URL's host."""
-    if url:
-        base = urlsplit(url).hostname or "server"
-    else:
-        candidates = [arg for arg in args if not arg.startswith("-")] or [command or "server"]
-        base = Path(candidates[-1].rstrip("/")).name
-        base = re.sub(r"\.(py|js|mjs|cjs|ts)$", "", base)
-        if base in ("index", "main", "server", "__main__") and len(candidates) > 1:
-            base = Path(candidates[-2]).name or base
-        base = base.split("@")[-1] if base.startswith("@") else base
-    name = _NAME.sub("-", base).strip("-._") or "server"
-    return name[:64] if name[0].isalnum() else f"s{name}"[:64]
 
 
 def _write_new(path: Path, text: str, shown: str) -> bool:
@@ -97,21 +80,10 @@ def init(
     naming the tool's required parameters. `validate` fails until every query is written.
     Never overwrites a file.
     """
-    if command and url:
-        raise ConfigError("give --command or --url, not both")
-    if args and not command:
-        raise click.UsageError(f"unexpected argument {args[0]!r}: arguments follow --command CMD")
+    check_server_options(command, url, args)
     if command or url:
-        entry: dict[str, Any] = {"name": name or server_name(command, args, url)}
-        if command:
-            entry.update(command=command, args=list(args)) if args else entry.update(command=command)
-        else:
-            entry["url"] = url
-        try:
-            config = Config.model_validate({"servers": [entry]})
-        except ValueError as error:
-            raise ConfigError(f"cannot use this server: {error}") from None
-        config.located(config_path.resolve(), str(config_path), {})
+        entry = server_entry(command, args, url, name)
+        config = config_of([entry], config_path, str(config_path))
         catalog = extract_catalog(config)
         reported = catalog.servers[0].server_name if catalog.servers else None
         reported = reported.rsplit("/", 1)[-1] if reported else None  # "mcp-servers/everything"

@@ -74,6 +74,7 @@ def _say(text: str) -> None:
     help="Records folder (default mcp-evals-sessions).",
 )
 @click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL).")
+@click.option("--keep-sandbox", is_flag=True, help="Keep each session's sandbox folder (and say where).")
 @click.pass_context
 def session(
     ctx: click.Context,
@@ -91,6 +92,7 @@ def session(
     count_tokens: bool,
     results_dir: Path | None,
     base_url: str | None,
+    keep_sandbox: bool,
 ) -> int:
     """Run multi-step sessions: a model uses a live server's tools, per arm and fault level.
 
@@ -122,6 +124,7 @@ def session(
         count_tokens=count_tokens,
         results=results_dir,
         base_url=base_url,
+        keep_sandbox=keep_sandbox,
         environ=os.environ,
         say=_say,
     )

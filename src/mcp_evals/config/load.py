@@ -9,6 +9,7 @@ from pydantic import (
 )
 
 from mcp_evals.config.documents import describe_validation_error, load_document
+from mcp_evals.config.isolation import check_state
 from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
 from mcp_evals.errors import ConfigError, InputFileError
 
@@ -35,4 +36,8 @@ def load_config(path: str | Path | None = None) -> Config:
     except ValidationError as error:
         raise ConfigError(describe_validation_error(error, document, schema="config", model=Config)) from None
     config.located(config_path.resolve(), str(config_path), document.lines)
+    try:
+        check_state(config, config.state)
+    except InputFileError as error:
+        raise ConfigError(error.message, hint=error.hint) from None
     return config

@@ -21,6 +21,14 @@ from pydantic import (
     model_validator,
 )
 
+from mcp_evals.config.isolation import (
+    HookEntry,
+    StateEntry,
+    checked_environment,
+    setup_field,
+    state_field,
+    teardown_field,
+)
 from mcp_evals.config.messages import dotted
 from mcp_evals.config.unions import ByShape
 from mcp_evals.config.variables import value_error
@@ -570,6 +578,9 @@ class Config(FileModel):
     contract: ContractOptions = Field(default_factory=ContractOptions)
     lint: LintOptions = Field(default_factory=LintOptions)
     compare: CompareOptions = Field(default_factory=CompareOptions)
+    state: list[StateEntry] | None = state_field()
+    setup: list[HookEntry] | None = setup_field()
+    teardown: list[HookEntry] | None = teardown_field()
 
     _path: Path = PrivateAttr(default=Path(DEFAULT_CONFIG_NAME))
     _shown: str = PrivateAttr(default=DEFAULT_CONFIG_NAME)
@@ -595,8 +606,10 @@ class Config(FileModel):
         """Fail early, naming file and line, when a server's `${VAR}` is unset, empty or unusable.
 
         Called before contacting servers; the values themselves are expanded only when connecting,
-        so a token never sits in the config object.
+        so a token never sits in the config object. ``${MCP_EVALS_SANDBOX}`` is always set: each run
+        gets its own (``servers.sandbox``).
         """
+        environ = checked_environment(environ)
         for index, server in enumerate(self.servers):
             for parts, value, kind in server.variable_fields():
                 location = ("servers", index, *parts)

@@ -20,6 +20,7 @@ from mcp_evals.config.documents import (
     load_document_as,
     shown,
 )
+from mcp_evals.config.isolation import check_state, checked_environment
 from mcp_evals.config.model import Config, ContractOptions, JudgeOptions, ServerConfig
 from mcp_evals.config.variables import value_error
 from mcp_evals.contract.chaining import ChainingError, find_references
@@ -185,6 +186,7 @@ def _checked_case(path: Path, text: str | None = None) -> Case:
         raise InputFileError(describe_validation_error(error, document, schema="contract")) from None
     case.located(path.resolve(), display, document.lines)
     check_references(case)
+    check_state(case, case.state)
     return case
 
 
@@ -347,6 +349,7 @@ def variable_problems(case: Case, server: CaseServer) -> list[McpEvalsError]:
             header=kind == "header",
             literal=kind != "arg",
             file="the case file",
+            environ=checked_environment(),
         )
         if error is not None:
             problems.append(error)

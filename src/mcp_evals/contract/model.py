@@ -11,8 +11,16 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
+from mcp_evals.config.isolation import (
+    HookEntry,
+    IsolationReport,
+    StateEntry,
+    setup_field,
+    state_field,
+    teardown_field,
+)
 from mcp_evals.config.model import ServerConfig, StrictModel
 from mcp_evals.config.unions import ByShape
 from mcp_evals.strict import FileModel
@@ -81,8 +89,26 @@ class CaseServer(StrictModel):
         )
 
 
+# Any JSON value, said as a type: an untyped schema tells a model nothing (lint S003), and OpenAI
+# refuses an array without `items` (S006). `mcp-evals serve` hands these schemas to models.
+ANY_JSON_SCHEMA: dict[str, Any] = {
+    "type": ["string", "number", "integer", "boolean", "object", "array", "null"],
+    "items": {},
+}
+
+
+def _without_titles(schema: dict[str, Any]) -> None:
+    """pydantic's titles repeat the property names: tokens on every request of `serve`'s tools."""
+    schema.pop("title", None)
+    for value in (schema.get("properties") or {}).values():
+        if isinstance(value, dict):
+            value.pop("title", None)
+
+
 class LlmJudge(StrictModel):
     """Ask a model to score the output from 0 to 1; the step fails below ``min_score``."""
+
+    model_config = ConfigDict(json_schema_extra=_without_titles)
 
     prompt_template: str = Field(
         min_length=1, description="The question for the judge; `{actual}` and `{expected}` are filled in."
@@ -102,6 +128,8 @@ class LlmJudge(StrictModel):
 class Expect(StrictModel):
     """The assertions on one step's result; every one given must hold."""
 
+    model_config = ConfigDict(json_schema_extra=_without_titles)
+
     is_error: bool | None = Field(
         None,
         description="true: the tool must report an error; false: it must not. A tool error fails the "
@@ -116,6 +144,7 @@ class Expect(StrictModel):
     output_equals: Any = Field(
         None,
         description="A string: the output text exactly. Any other JSON value: the JSON output equals it.",
+        json_schema_extra=ANY_JSON_SCHEMA,
     )
     output_matches: str | None = Field(None, description="A regular expression the output must match.")
     schema_match: dict[str, Any] | None = Field(
@@ -171,6 +200,8 @@ class Expect(StrictModel):
 
 
 class Step(StrictModel):
+    model_config = ConfigDict(json_schema_extra=_without_titles)
+
     id: str = Field(description="Unique within the case; later steps refer to it as {{steps.<id>.output}}.")
     tool: str = Field(min_length=1, description="The tool to call, by the server's own name.")
     description: str | None = None
@@ -178,7 +209,9 @@ class Step(StrictModel):
         default_factory=dict, description="The arguments; strings may hold {{steps.<id>.…}} references."
     )
     expected_output: Any = Field(
-        None, description="In simulation mode, the output this step pretends to get (text or JSON)."
+        None,
+        description="In simulation mode, the output this step pretends to get (text or JSON).",
+        json_schema_extra=ANY_JSON_SCHEMA,
     )
     expect: Expect = Field(default_factory=Expect)
 
@@ -206,6 +239,9 @@ class Case(FileModel):
         None, description="Run later steps after one failed (default: `contract.continue_on_failure`)."
     )
     steps: list[Step] = Field(min_length=1)
+    state: list[StateEntry] | None = state_field()
+    setup: list[HookEntry] | None = setup_field()
+    teardown: list[HookEntry] | None = teardown_field()
 
     _path: Path = PrivateAttr(default=Path("case.yaml"))
     _shown: str = PrivateAttr(default="case.yaml")
@@ -271,6 +307,9 @@ class CaseResult(BaseModel):
     duration_ms: float = 0.0
     error: str | None = Field(None, description="Why the case could not run (e.g. the server did not start).")
     steps: list[StepResult] = Field(default_factory=list)
+    isolation: IsolationReport | None = Field(
+        None, description="How the case was kept apart from the others (live cases)."
+    )
 
     @property
     def failing_steps(self) -> list[StepResult]:

@@ -47,16 +47,20 @@ class Comparison(BaseModel):
 
 def failing_lines(case: CaseResult, limit: int = 5) -> list[str]:
     """``step: assertion — why`` for what fails in a case (or the case's own error)."""
+    teardown = [
+        f"teardown failed: {error.splitlines()[0]}"
+        for error in (case.isolation.teardown_errors if case.isolation is not None else [])
+    ]
     if case.error:
         first, *rest = case.error.splitlines()
-        return [first, *(line.strip() for line in rest if line.strip().startswith("hint:"))]
+        return [first, *(line.strip() for line in rest if line.strip().startswith("hint:")), *teardown]
     lines: list[str] = []
     for step in case.failing_steps:
         if step.error:
             lines.append(f"{step.id}: {step.error.splitlines()[0]}")
         for item in step.failed_assertions:
             lines.append(f"{step.id}: {item.kind} — {item.message}")
-    return lines[:limit]
+    return lines[: max(0, limit - len(teardown))] + teardown
 
 
 def compare_cases(run: ContractRun, earlier: dict[str, tuple[str, CaseResult]]) -> Comparison:

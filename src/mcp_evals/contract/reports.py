@@ -44,6 +44,22 @@ def _skips(case: CaseResult) -> list[str]:
     ]
 
 
+def isolation_lines(case: CaseResult) -> list[str]:
+    """What a case's isolation came to beyond its failures: writes to a shared store, tools called on
+    a shared server that may change it, the sandbox kept (``--keep-sandbox``)."""
+    report = case.isolation
+    if report is None:
+        return []
+    lines = [
+        f"warning: {line}"
+        for line in report.warnings
+        if not line.startswith(("setup failed", "teardown failed"))  # failing_lines shows those
+    ]
+    if report.sandbox is not None:
+        lines.append(f"sandbox kept: {report.sandbox}")
+    return lines
+
+
 def _change_line(change: CaseChange) -> str:
     return f"{change.name} ({change.before} → {change.now}, vs run {change.before_run})"
 
@@ -59,6 +75,10 @@ def render_console(run: ContractRun, comparison: Comparison | None = None) -> st
             lines += [f"      {plain(line, 600)}" for line in case.error.splitlines()]
         for line in failing_lines(case, limit=20) if not case.error else []:
             lines.append(f"      {plain(line, 300)}")
+        if case.error and case.isolation is not None:
+            errors = case.isolation.teardown_errors
+            lines += [f"      teardown failed: {plain(error, 600)}" for error in errors]
+        lines += [f"      {plain(line, 600)}" for line in isolation_lines(case)]
         if case.status == "skipped":
             for line in _skips(case):
                 lines.append(f"      skipped {plain(line, 300)}")
@@ -146,6 +166,15 @@ def render_contract_markdown(
         if len(failures) > max_failures:
             lines.append(f"- … and {len(failures) - max_failures} more")
         lines += ["", "</details>"]
+    noted = [(case, line) for case in run.cases for line in isolation_lines(case)]
+    if noted:
+        lines += ["", "<details open><summary>Isolation</summary>", ""]
+        lines += [
+            f"- **{md_text(case.name, 100)}** · {md_text(line, 400)}" for case, line in noted[:max_failures]
+        ]
+        if len(noted) > max_failures:
+            lines.append(f"- … and {len(noted) - max_failures} more")
+        lines += ["", "</details>"]
     skipped = [(case, line) for case in run.cases if case.status == "skipped" for line in _skips(case)]
     if skipped:
         lines += ["", "<details><summary>Skipped (not judged)</summary>", ""]
@@ -189,6 +218,7 @@ def _environment() -> jinja2.Environment:
         duration=_duration,
         failing_lines=failing_lines,
         headline=headline,
+        isolation_lines=isolation_lines,
         json_text=_json_text,
         output_text=_output_text,
     )

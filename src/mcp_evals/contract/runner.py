@@ -1,4 +1,4 @@
-"""Running contract cases: each live case gets a server process (or HTTP session) of its own.
+"""Running contract cases: each live case in a sandbox of its own, between its setup and teardown.
 
 Cases run side by side up to the concurrency asked for; the steps of one case run in order, each
 with its own timeout. A failing step stops its case unless the case (or the config) says to go on.
@@ -19,6 +19,7 @@ from typing import Any
 
 import anyio
 
+from mcp_evals.config.isolation import IsolationReport
 from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.contract.assertions import Observed, check
 from mcp_evals.contract.chaining import ChainingError, Output, resolve
@@ -36,6 +37,7 @@ from mcp_evals.contract.model import (
 )
 from mcp_evals.contract.placeholders import left_to_fill, placeholders, shown_location
 from mcp_evals.errors import McpEvalsError, ServerError, ToolCallError
+from mcp_evals.servers.sandbox import Isolation
 
 OUTPUT_LIMIT = 4000
 CaseDone = Callable[[CaseResult], Awaitable[None] | None]
@@ -265,8 +267,10 @@ async def run_case(
     *,
     timeout_ms: int,
     continue_on_failure: bool | None = None,
+    keep_sandbox: bool = False,
 ) -> CaseResult:
-    """Run one case: start (or reach) its server, run its steps in order, close."""
+    """Run one case in its own sandbox: set up, start (or reach) its server, run its steps in order,
+    tear down (always), close."""
     target: Target = target_of(case, setup)
     keep_going = (
         continue_on_failure
@@ -277,6 +281,7 @@ async def run_case(
     )
     started = time.perf_counter()
     error: str | None = None
+    isolation: IsolationReport | None = None
     steps_run: _Steps
     if target.mode == "simulation":
         listing = snapshot_listing(target.server, setup.config) if target.server is not None else None
@@ -284,30 +289,49 @@ async def run_case(
         await steps_run.run(None)
     else:
         assert target.server is not None
-        from mcp_evals.servers.client import open_session
+        from mcp_evals.servers.isolated import IsolatedRun, SetupFailed
 
         steps_run = _Steps(case, judge, timeout=timeout_ms / 1000, keep_going=keep_going, listing=None)
-        opened = False
+        isolation_of_case = case_isolation(case, setup, keep=keep_sandbox)
+        isolated = IsolatedRun(target.server, session_config(setup, target.server), isolation_of_case)
         try:
-            async with open_session(target.server, session_config(setup, target.server)) as session:
-                opened = True
+            async with isolated.open() as session:
                 steps_run.listing = {str(tool.get("name")): tool for tool in session.info.tools}
                 await steps_run.run(session)
+        except SetupFailed as failure:
+            error = f"setup failed: {failure.message}"
+            for step in case.steps:
+                steps_run.not_run(step, "the setup failed")
         except McpEvalsError as failure:
-            if opened:
+            if isolated.opened:
                 raise
             error = str(failure)
             for step in case.steps:
                 steps_run.not_run(step, "the server could not be started or reached")
+        isolation = isolated.report
+    status = case_status(steps_run.results, error)
+    if isolation is not None and isolation.teardown_errors:
+        status = "failed"  # the next case may not start from the known state
     return CaseResult(
         name=case.name,
         file=case.shown_path,
         mode=target.mode,
         server=target.label,
-        status=case_status(steps_run.results, error),
+        status=status,
         duration_ms=(time.perf_counter() - started) * 1000,
         error=error,
         steps=steps_run.results,
+        isolation=isolation,
+    )
+
+
+def case_isolation(case: Case, setup: ContractSetup, *, keep: bool = False) -> Isolation:
+    """The case's ``state``, ``setup`` and ``teardown``, each replacing the config's when given."""
+    config = setup.config
+    return Isolation.layered(
+        (config, config.base_dir if config is not None else setup.base_dir),
+        (case, case.path.parent),
+        keep=keep,
     )
 
 
@@ -322,6 +346,7 @@ async def run_cases(
     continue_on_failure: bool | None = None,
     on_case_done: CaseDone | None = None,
     environ: Mapping[str, str] | None = None,
+    keep_sandbox: bool = False,
 ) -> ContractRun:
     """Run the cases (up to ``concurrency`` at a time) into one ``ContractRun``, in case order."""
     started = datetime.now(UTC)
@@ -338,7 +363,12 @@ async def run_cases(
     async def one(index: int, case: Case) -> None:
         async with limiter:
             result = await run_case(
-                case, setup, judge, timeout_ms=timeout_ms, continue_on_failure=continue_on_failure
+                case,
+                setup,
+                judge,
+                timeout_ms=timeout_ms,
+                continue_on_failure=continue_on_failure,
+                keep_sandbox=keep_sandbox,
             )
         results[index] = result
         if on_case_done is not None:

@@ -15,7 +15,7 @@ from mcp_evals.catalog.model import Catalog, matches
 from mcp_evals.config.model import LintIgnore, LintOptions
 from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.lint.context import Hit, LintContext, ProbeResult
+from mcp_evals.lint.context import Hit, LintContext, ProbeResult, ProbeSkip
 from mcp_evals.lint.grade import grade
 from mcp_evals.lint.model import (
     CATEGORY_NAMES,
@@ -41,7 +41,7 @@ LARGEST_SHOWN = 5
 class Locations:
     """Where findings point: the config file, and the lines of its servers and settings."""
 
-    config_file: str = DEFAULT_CONFIG_FILE
+    config_file: str | None = DEFAULT_CONFIG_FILE  # None: a server named on the command line
     server_lines: Mapping[str, int] = field(default_factory=dict)
     servers_line: int | None = None
     fixtures_line: int | None = None
@@ -88,7 +88,7 @@ def _suppression(ignores: Sequence[LintIgnore], rule_id: str, tools: Sequence[st
     return None
 
 
-def _locate(hit: Hit, catalog: Catalog, locations: Locations) -> tuple[str, int | None]:
+def _locate(hit: Hit, catalog: Catalog, locations: Locations) -> tuple[str | None, int | None]:
     if hit.fixture is not None and hit.fixture.source is not None:
         return hit.fixture.source.file, hit.fixture.source.line
     if hit.fixture_set:
@@ -141,6 +141,7 @@ def lint(
     price: Price | None = None,
     locations: Locations | None = None,
     probe: Sequence[ProbeResult] | None = None,
+    probe_skipped: Sequence[ProbeSkip] = (),
 ) -> LintReport:
     """Lint a catalog (and its fixtures, when given; and probe answers, when given)."""
     report, _ = lint_with_context(
@@ -153,6 +154,7 @@ def lint(
         price=price,
         locations=locations,
         probe=probe,
+        probe_skipped=probe_skipped,
     )
     return report
 
@@ -168,6 +170,7 @@ def lint_with_context(
     price: Price | None = None,
     locations: Locations | None = None,
     probe: Sequence[ProbeResult] | None = None,
+    probe_skipped: Sequence[ProbeSkip] = (),
 ) -> tuple[LintReport, LintContext]:
     """``lint``, also returning the context (for ``check_prediction``, which reuses its analyses)."""
     options = options or LintOptions()
@@ -210,6 +213,7 @@ def lint_with_context(
     notes = []
     if fixtures is None:
         notes.append("No fixtures configured: the fixture rules (F) did not run and are not graded.")
+    notes += [f"The probe did not call {skip.tool!r}: it {skip.reason}." for skip in probe_skipped]
     report = LintReport(
         catalog_hash=catalog.hash,
         tools=len(catalog.tools),

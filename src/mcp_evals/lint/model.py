@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Severity = Literal["error", "warning", "info"]
+Relation = Literal["same", "kin", "opposed", "other", "unknown"]
 Category = Literal["N", "D", "S", "T", "C", "F"]
 SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
 CATEGORY_NAMES: dict[Category, str] = {
@@ -74,15 +75,43 @@ class PairScore(LintModel):
     """How likely a model is to take one tool for the other, from what it can see of both."""
 
     tools: tuple[str, str]
-    score: float = Field(description="0–1: 0.5 × description + 0.3 × name + 0.2 × parameter similarity.")
+    score: float = Field(
+        description="0–1: factor × (0.35 description + 0.2 name + 0.1 parameters + 0.2 action + 0.15 "
+        "mentions); see docs/lint.md."
+    )
     description: float = Field(description="TF-IDF cosine of the two descriptions.")
     name: float = Field(
-        description="Overlap of the name parts after stems and synonyms (1 for near-duplicates)."
+        description="Overlap of the name parts after stems and synonyms, weighted by rarity (1 for "
+        "near-duplicates)."
     )
-    parameters: float = Field(description="Jaccard of the two parameter-name sets.")
+    parameters: float = Field(
+        description="Overlap of the parameter names, times the rarity of the shared ones."
+    )
+    action: float = Field(
+        0.0,
+        description="One kind of action on one object (the object's rarity), or one verb on sibling objects "
+        "(0.5).",
+    )
+    mentions: float = Field(0.0, description="0.5 for each description that names the other tool.")
+    relation: Relation = Field(
+        "unknown",
+        description="How the two actions relate: the same verb, one kind of action, opposed (create/delete, "
+        "read/write), two other writes, or unknown.",
+    )
     overlap: float = Field(description="Jaccard of the two descriptions' content words.")
     terms: tuple[str, ...] = ()
     cross_server: bool = False
+    family: int | None = Field(
+        None,
+        description="For a family of tools the same but for numbers: how many; the pair stands for all.",
+    )
+
+    @property
+    def family_note(self) -> str:
+        """For a family's pair, in a message: how many tools it stands for."""
+        if not self.family:
+            return ""
+        return f" (and {self.family - 2:,} more tools the same but for a number: all {self.family:,} alike)"
 
 
 class ToolTokens(LintModel):

@@ -2,9 +2,12 @@
 
 Every tool that declares required parameters is called once with ``{}``. A server that checks its
 input rejects the call before doing anything, so the probe has no side effect on a correct server;
-tools without required parameters are never called (``{}`` would be a real call). The verdicts are
-pure functions of (tool, answer) pairs — ``probe_targets`` and ``is_actionable`` — so they are tested
-without a server; ``run_probe`` adapts any async "call this tool" function to them.
+tools without required parameters are never called (``{}`` would be a real call). Nor are tools that
+require task-based execution (``execution.taskSupport: required``: a plain call is refused for that
+reason, not for its arguments) and tools annotated ``destructiveHint: true`` (a server that does not
+check its input would run them), unless asked (``destructive``); the report says which were skipped.
+The verdicts are pure functions of (tool, answer) pairs — ``probe_plan`` and ``is_actionable`` — so
+they are tested without a server; ``run_probe`` adapts any async "call this tool" function to them.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.config.model import Config
-from mcp_evals.lint.context import ProbeResult
+from mcp_evals.lint.context import ProbeResult, ProbeSkip
 
 # Words that say what was expected, even without naming the parameter.
 _EXPECTATION = re.compile(
@@ -27,9 +30,29 @@ MIN_ACTIONABLE_CHARS = 8
 ToolCaller = Callable[[Tool, dict[str, object]], Awaitable[ProbeResult]]
 
 
-def probe_targets(catalog: Catalog) -> list[Tool]:
-    """The tools the probe calls: those with at least one required parameter."""
-    return [tool for tool in catalog.tools if tool.required]
+TASK_REQUIRED = "requires task-based execution (execution.taskSupport: required)"
+DESTRUCTIVE = "annotated destructiveHint: true (--probe-destructive calls it)"
+
+
+def probe_plan(catalog: Catalog, *, destructive: bool = False) -> tuple[list[Tool], list[ProbeSkip]]:
+    """The tools the probe calls (those with at least one required parameter), and those it skips."""
+    targets: list[Tool] = []
+    skipped: list[ProbeSkip] = []
+    for tool in catalog.tools:
+        if not tool.required:
+            continue
+        if tool.task_support == "required":
+            skipped.append(ProbeSkip(tool.name, TASK_REQUIRED))
+        elif not destructive and (tool.annotations or {}).get("destructiveHint") is True:
+            skipped.append(ProbeSkip(tool.name, DESTRUCTIVE))
+        else:
+            targets.append(tool)
+    return targets, skipped
+
+
+def probe_targets(catalog: Catalog, *, destructive: bool = False) -> list[Tool]:
+    """The tools the probe calls."""
+    return probe_plan(catalog, destructive=destructive)[0]
 
 
 def is_actionable(text: str, required: Sequence[str]) -> bool:
@@ -42,13 +65,13 @@ def is_actionable(text: str, required: Sequence[str]) -> bool:
     return _EXPECTATION.search(text) is not None
 
 
-async def run_probe(catalog: Catalog, call: ToolCaller) -> list[ProbeResult]:
+async def run_probe(catalog: Catalog, call: ToolCaller, *, destructive: bool = False) -> list[ProbeResult]:
     """Call every probe target with ``{}`` through ``call`` and collect the answers, in catalog order."""
-    return [await call(tool, {}) for tool in probe_targets(catalog)]
+    return [await call(tool, {}) for tool in probe_targets(catalog, destructive=destructive)]
 
 
 async def probe_servers(
-    config: Config, catalog: Catalog, *, timeout: float | None = None
+    config: Config, catalog: Catalog, *, destructive: bool = False, timeout: float | None = None
 ) -> list[ProbeResult]:
     """The probe against the config's live servers: one session per server that has targets.
 
@@ -60,7 +83,7 @@ async def probe_servers(
     from mcp_evals.errors import ToolCallError
     from mcp_evals.servers.client import open_session
 
-    targets = probe_targets(catalog)
+    targets = probe_targets(catalog, destructive=destructive)
     answers: dict[str, ProbeResult] = {}
     for server in config.servers:
         mine = [tool for tool in targets if tool.server == server.name]

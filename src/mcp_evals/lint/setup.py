@@ -16,7 +16,7 @@ from mcp_evals.config.documents import shown
 from mcp_evals.config.model import Config
 from mcp_evals.errors import where
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.lint.context import LintContext, ProbeResult
+from mcp_evals.lint.context import LintContext, ProbeResult, ProbeSkip
 from mcp_evals.lint.engine import Locations, check_options, lint_with_context
 from mcp_evals.lint.model import LintReport
 from mcp_evals.providers.pricing import Price
@@ -67,8 +67,23 @@ def prepare_lint(config: Config) -> LintSetup:
     return LintSetup(config, file, fixtures, locations, model, find_price(model, config.run.prices))
 
 
+def prepare_ad_hoc_lint(config: Config, file: str | None) -> LintSetup:
+    """The lint of a server or snapshot named on the command line, with no config file: default rules,
+    no fixtures; findings point at ``file`` (the snapshot) or nowhere."""
+    from mcp_evals.providers.pricing import find_price
+
+    model = lint_model(config)
+    locations = Locations(config_file=file)
+    return LintSetup(
+        config, file or config.shown_path, None, locations, model, find_price(model, config.run.prices)
+    )
+
+
 def lint_config(
-    setup: LintSetup, catalog: Catalog, probe: Sequence[ProbeResult] | None = None
+    setup: LintSetup,
+    catalog: Catalog,
+    probe: Sequence[ProbeResult] | None = None,
+    probe_skipped: Sequence[ProbeSkip] = (),
 ) -> tuple[LintReport, LintContext]:
     """The lint report of ``catalog`` under the config's `lint:` settings (and its context)."""
     config = setup.config
@@ -82,4 +97,5 @@ def lint_config(
         price=setup.price,
         locations=setup.locations,
         probe=probe,
+        probe_skipped=probe_skipped,
     )

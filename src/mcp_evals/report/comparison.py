@@ -157,6 +157,13 @@ def _changed(comparison: Comparison) -> list[str]:
     return [*lines, ""]
 
 
+# Sessions and contract cases state their isolation; compare's arms need none, and say why.
+ISOLATION = (
+    "Isolation: none needed — compare calls no tool (each server is listed once, before the run), so "
+    "every arm meets the same server state."
+)
+
+
 def render_comparison(comparison: Comparison) -> str:
     names = " vs ".join(arm.arm.name for arm in comparison.arms)
     fixtures = len(comparison.fixtures)
@@ -171,6 +178,8 @@ def render_comparison(comparison: Comparison) -> str:
         f"alpha {comparison.alpha:g}",
         "",
         *_arms_table(comparison.arms),
+        "",
+        ISOLATION,
         "",
         "### Paired differences",
         "",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import hmac
+import inspect
 import ipaddress
 import socket
 import sys
@@ -47,6 +48,11 @@ INSTRUCTIONS = (
     "them (each run is recorded); regression_report, compare_results, evaluate_deployment_gate and "
     "generate_html_report read the recorded runs; create_test_case and scaffold_fixture write new cases."
 )
+
+
+def one_line(text: str | None) -> str:
+    """A docstring as a tool description: its lines joined, without the source's indentation."""
+    return " ".join(inspect.cleandoc(text or "").split())
 
 
 def is_loopback(host: str) -> bool:
@@ -95,6 +101,15 @@ def build_server(harness: Harness) -> Any:
     runs = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=True)
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
 
+    def tool(annotations: ToolAnnotations) -> Callable[[Callable[..., T]], Callable[..., T]]:
+        """``server.tool``, with the docstring as a one-line description (the SDK keeps its indentation)."""
+
+        def register(function: Callable[..., T]) -> Callable[..., T]:
+            server.tool(annotations=annotations, description=one_line(function.__doc__))(function)
+            return function
+
+        return register
+
     # A refusal or bad input is a tool error the client reads, never a crash of the server.
     async def guarded(call: Callable[[], Awaitable[T]]) -> T:
         try:
@@ -108,23 +123,23 @@ def build_server(harness: Harness) -> Any:
         except McpEvalsError as error:
             raise ToolError(str(error)) from None
 
-    @server.tool(annotations=runs)
+    @tool(runs)
     async def run_suite() -> RunReport:
-        """Run every contract case once (live against its server, or simulated), record the run, and return
-        the pass/fail summary with its run_id."""
+        """Run the whole suite: every contract case once (live against its server, or simulated); record
+        the run and return the pass/fail summary with its run_id."""
         return await guarded(harness.run_suite)
 
-    @server.tool(annotations=runs)
+    @tool(runs)
     async def run_case(name: Annotated[str, Field(description="The case's `name`.")]) -> RunReport:
         """Run one contract case by name and record the run."""
         return await guarded(lambda: harness.run_case(name))
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def list_cases() -> CaseListing:
         """List the contract cases: name, description, mode (live or simulation), step count, tools."""
         return guard(harness.list_cases)
 
-    @server.tool(annotations=writes)
+    @tool(writes)
     async def create_test_case(
         name: Annotated[str, Field(description="Unique case name; it also names the file.")],
         steps: Annotated[list[Step], Field(min_length=1, description="The steps, as in a case file.")],
@@ -134,20 +149,20 @@ def build_server(harness: Harness) -> Any:
         dumped = [step.model_dump(mode="json", exclude_unset=True) for step in steps]
         return guard(lambda: harness.create_test_case(name, description, dumped))
 
-    @server.tool(annotations=writes)
+    @tool(writes)
     async def scaffold_fixture(
         name: Annotated[str, Field(description="Case name; it also names the file.")],
         tool_names: Annotated[list[str], Field(min_length=1, description="One step per tool, in order.")],
     ) -> Written:
-        """Write a case to fill in: one step per tool, with every assertion kind as a comment."""
+        """Scaffold a case file (a fixture) to fill in: one step per tool, each assertion kind a comment."""
         return await guarded(lambda: harness.scaffold_fixture(name, tool_names))
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def regression_report() -> ComparisonReport:
         """The latest recorded run against each case's previous result: regressions and fixes."""
         return guard(harness.regression_report)
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def compare_results(
         run_id_a: Annotated[str, Field(description="The earlier run.")],
         run_id_b: Annotated[str, Field(description="The later run.")],
@@ -155,12 +170,12 @@ def build_server(harness: Harness) -> Any:
         """Compare two recorded runs of one suite, case by case."""
         return guard(lambda: harness.compare_results(run_id_a, run_id_b))
 
-    @server.tool(annotations=writes)
+    @tool(writes)
     async def generate_html_report(run_id: Annotated[str, Field(description="A recorded run.")]) -> Written:
         """Write the single-file HTML report of a recorded run to the reports folder."""
         return guard(lambda: harness.generate_html_report(run_id))
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def evaluate_deployment_gate(
         min_pass_rate: Annotated[
             float, Field(ge=0, le=1, description="Lowest share of passing cases (0–1).")
@@ -173,27 +188,27 @@ def build_server(harness: Harness) -> Any:
         """Deployment gate: do the cases of the latest runs pass at least min_pass_rate of the time?"""
         return guard(lambda: harness.evaluate_deployment_gate(workflow_name, min_pass_rate, lookback_runs))
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def discover_fixtures(
         dirs: Annotated[
             list[str] | None,
             Field(description="Folders to search; empty: the cases folder and FIXTURE_LIBRARY_DIRS."),
         ] = None,
     ) -> Discovered:
-        """Find contract case files in folders, with their names and step counts."""
+        """Discover contract case files (fixtures) in folders, with their names and step counts."""
         return guard(lambda: harness.discover_fixtures(dirs))
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def validate_fixtures() -> FixtureValidation:
         """Check the tool-selection fixtures against the live catalog (`mcp-evals validate`): free."""
         return await guarded(harness.validate_fixtures)
 
-    @server.tool(annotations=read_only)
+    @tool(read_only)
     async def lint_catalog() -> CatalogLint:
         """Lint the live tool catalog and the fixtures (`mcp-evals lint`): free, no model."""
         return await guarded(harness.lint_catalog)
 
-    @server.tool(annotations=runs)
+    @tool(runs)
     async def run_selection_eval(
         provider: Annotated[
             str,

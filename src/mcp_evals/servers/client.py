@@ -20,6 +20,7 @@ from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.errors import ConfigError
 from mcp_evals.servers.http import _HttpOpening, redact_url
 from mcp_evals.servers.model import CLIENT_NAME, ToolResult
+from mcp_evals.servers.sandbox import apply_sandbox, refers_to_sandbox, throwaway_sandbox
 from mcp_evals.servers.session import ServerSession, _leaves, _Opening
 from mcp_evals.servers.stdio import _StdioOpening, list_stdio_tools, server_environment
 
@@ -47,8 +48,16 @@ async def open_session(
     """Start or reach one server, handshake and (by default) list every page of its tools.
 
     Start-up, handshake and listing share the server's ``timeout``; every failure is a
-    ``ServerError`` naming the server, and for stdio the exit code and the tail of its stderr.
+    ``ServerError`` naming the server, and for stdio the exit code and the tail of its stderr. A
+    server whose config names ``${MCP_EVALS_SANDBOX}`` and that is not started inside a run's sandbox
+    (``servers.isolated``) gets a throwaway one, removed when the session ends.
     """
+    if refers_to_sandbox(server):
+        with throwaway_sandbox(config) as sandbox:
+            applied = apply_sandbox(server, sandbox)
+            async with open_session(applied, config, list_tools=list_tools) as sandboxed:
+                yield sandboxed
+        return
     if server.snapshot:
         raise ConfigError(
             f"server {server.name!r} is a saved snapshot; calling tools needs a live server",
@@ -90,6 +99,9 @@ async def list_server_tools(server: ServerConfig, config: Config) -> ServerInfo:
     A stdio server is listed over plain JSON-RPC (``listing``: no SDK import, the catalog's cold
     start); one that needs more than that, and every HTTP server, through an SDK session.
     """
+    if refers_to_sandbox(server):
+        with throwaway_sandbox(config) as sandbox:
+            return await list_server_tools(apply_sandbox(server, sandbox), config)
     if server.command:
         listed = await list_stdio_tools(server, config)
         if listed is not None:

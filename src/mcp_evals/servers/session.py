@@ -47,6 +47,7 @@ class ServerSession:
         self._opening = opening
         self._client = client
         self.info = info
+        self.called: list[str] = []  # every tool call sent, in order (what a run may have changed)
 
     @property
     def server(self) -> ServerConfig:
@@ -76,6 +77,7 @@ class ServerSession:
         A tool that fails answers with ``is_error`` set: that is a result, not an exception.
         """
         stage = f"tools/call {name!r}"
+        self.called.append(name)
         started = time.perf_counter()
         with anyio.move_on_after(timeout) as deadline:
             try:

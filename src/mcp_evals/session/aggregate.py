@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from pydantic import Field, computed_field
 
+from mcp_evals.config.isolation import IsolationKind
 from mcp_evals.score.intervals import Rate
 from mcp_evals.session.metrics import SessionMetrics, session_metrics
 from mcp_evals.session.model import ARM_NAMES, ArmName
@@ -129,12 +130,21 @@ class SessionSummary(StrictModel):
     cost_usd: float = 0.0
     judge_cost_usd: float = 0.0
     notes: list[str] = Field(default_factory=list)
+    isolation: list[IsolationKind] = Field(
+        default_factory=list, description="How the sessions were kept apart (each kind seen, in order)."
+    )
+    isolation_warnings: list[str] = Field(
+        default_factory=list,
+        description="Per session: a setup or teardown that failed, a write to a shared store.",
+    )
+    teardown_failures: int = Field(0, description="Sessions whose teardown failed.")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
     def preliminary(self) -> bool:
-        """Not every planned session finished: the numbers describe only those that did."""
-        return self.finished < self.planned
+        """Not every planned session finished, or a teardown failed (the sessions after it may not
+        have started from the same state): the numbers describe only what they can."""
+        return self.finished < self.planned or self.teardown_failures > 0
 
 
 @dataclass
@@ -244,7 +254,17 @@ def summarize(headers: Sequence[SessionHeader], sessions: Sequence[SessionRecord
     if set(plan.arms) == {"A", "B"}:
         summary.differences = [_difference(percent, planned, metrics) for percent in plan.fault_percents]
     summary.tasks = [_task_row(task_id, plan, metrics) for task_id in plan.task_ids]
+    _isolation(summary, [chosen[cell] for cell in planned if cell in chosen])
     return summary
+
+
+def _isolation(summary: SessionSummary, records: Sequence[SessionRecord]) -> None:
+    """The isolation the sessions ran under, and every problem of it, session by session."""
+    reports = [(record, record.isolation) for record in records if record.isolation is not None]
+    summary.isolation = list(dict.fromkeys(report.kind for _, report in reports))
+    for record, report in reports:
+        summary.isolation_warnings += [f"{record.key.label()}: {line}" for line in report.warnings]
+        summary.teardown_failures += bool(report.teardown_errors)
 
 
 def _cell(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,7 +11,8 @@ import anyio
 
 from mcp_evals._version import __version__
 from mcp_evals.answers import Usage
-from mcp_evals.errors import InputFileError
+from mcp_evals.config.isolation import isolation_statement
+from mcp_evals.errors import ConfigError, InputFileError
 from mcp_evals.files import refuse_inputs
 from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
@@ -33,7 +35,15 @@ from mcp_evals.session.model import ARM_NAMES, ArmName, FaultLevel, Task
 from mcp_evals.session.prepare import Prepared
 from mcp_evals.session.record import ArmSetup, SessionHeader, SessionKey, SessionSettings
 from mcp_evals.session.records_file import RecordsWriter, read_records, records_path
-from mcp_evals.session.runner import Cell, RunOutcome, SessionRun, plan_sessions
+from mcp_evals.session.runner import (
+    Cell,
+    RunOutcome,
+    SessionRun,
+    arm_order,
+    catalog_read_only,
+    isolation_lines,
+    plan_sessions,
+)
 from mcp_evals.session.server import ToolBoundary
 from mcp_evals.session.transforms import removes_anything, result_paths
 
@@ -152,6 +162,7 @@ def run_live(
     if done:
         kept = sum(1 for item in schedule if item.cell in done)
         say(f"resume: {kept} finished session(s) kept from {path}; {len(schedule) - kept} to run")
+    say(isolation_line(prepared))
     writer = RecordsWriter(path)
     writer.write(header)
     budget = (
@@ -178,6 +189,7 @@ def run_live(
         judge_ask=ask(judge) if judge is not None else None,
         count_tokens=settings.count_tokens,
         say=say,
+        isolation=prepared.isolation,
     )
 
     async def main() -> RunOutcome:
@@ -197,10 +209,48 @@ def run_live(
 # -- --dry ------------------------------------------------------------------------------------------
 
 
+@asynccontextmanager
+async def _setup_refused(task: Task, arm: ArmName) -> AsyncIterator[None]:
+    """A setup that fails in --dry stops it (exit 3): a live run would lose every session to it."""
+    from mcp_evals.servers.isolated import SetupFailed
+
+    try:
+        yield
+    except SetupFailed as failure:
+        raise ConfigError(
+            f"{task.id} · arm {arm}: setup failed: {failure.message}",
+            hint="fix the task set's (or the config's) `setup:`; the teardown ran",
+        ) from None
+
+
+def isolation_line(prepared: Prepared) -> str:
+    """How the sessions are kept apart, in one line (docs/sessions.md#isolation)."""
+    return isolation_statement(prepared.isolation_kind)
+
+
+def shared_writes_ahead(prepared: Prepared, plan: Plan) -> str | None:
+    """--dry on a shared server (HTTP, no setup/teardown) whose scripts call tools not marked
+    read-only: said before it starts, since those calls are real writes every later session sees."""
+    if prepared.isolation_kind != "shared":
+        return None
+    read_only = catalog_read_only(prepared.catalog)
+    wire = {tool.name: tool.wire_name for tool in prepared.catalog.tools}
+    called = [step.tool for task in plan.tasks for step in task.script]
+    writers = [tool for tool in called if wire.get(tool, tool) not in read_only]
+    if not writers:
+        return None
+    return (
+        f"the scripts call tools not marked read-only ({', '.join(dict.fromkeys(writers))}) on a server "
+        "every session shares (HTTP, no setup/teardown): --dry's calls are real and change its state, and "
+        "each arm starts from what the one before it left; give the task set or the config "
+        "`setup:`/`teardown:` (docs/sessions.md#isolation)"
+    )
+
+
 async def _play(
     prepared: Prepared, askers: dict[ArmName, Asker], plan: Plan, count_tokens: bool, say: Say
 ) -> tuple[list[DrySession], Counter | None]:
-    from mcp_evals.servers.client import open_session
+    from mcp_evals.servers.isolated import IsolatedRun
 
     played: list[DrySession] = []
     counters: dict[ArmName, Counter] = {}
@@ -208,11 +258,13 @@ async def _play(
         counters[arm] = Counter(asker, exact=count_tokens and counts_exactly(asker))
     no_faults = FaultLevel(percent=0)
     task_set = prepared.task_set
-    for task in plan.tasks:
-        for arm in plan.arms:
+    read_only = catalog_read_only(prepared.catalog)
+    for position, task in enumerate(plan.tasks):
+        for arm in arm_order(plan.arms, position):
             asker = askers[arm]
             reserved: list[int] = []
-            async with open_session(prepared.server, prepared.config, list_tools=False) as server_session:
+            isolated = IsolatedRun(prepared.server, prepared.config, prepared.isolation, read_only=read_only)
+            async with _setup_refused(task, arm), isolated.open(list_tools=False) as server_session:
                 boundary = ToolBoundary(
                     server_session,
                     arm_catalog(prepared.catalog, task_set, arm),
@@ -233,9 +285,14 @@ async def _play(
                     setup_hash="dry",
                     session_timeout=task_set.timeouts.session_seconds,
                 )
+            outcome.record.isolation = isolated.report
+            for line in isolation_lines(isolated.report):
+                say(f"{task.id} · arm {arm}: {line}")
             session = DrySession(task, arm, outcome.record, reserved)
             await measure_results(session, counters[arm])
             played.append(session)
+    arm_rank: dict[str, int] = {arm: rank for rank, arm in enumerate(plan.arms)}
+    played.sort(key=lambda session: (plan.tasks.index(session.task), arm_rank[session.arm]))
     for asker in askers.values():
         await asker.provider.aclose()
     counter = next(iter(counters.values()), None)
@@ -259,6 +316,10 @@ def run_dry(
     api = first.provider.label or first.provider.name
     emit(f"mcp-evals session --dry: nothing billable is sent ({api}, model {first.model})")
     emit("a scripted model plays each task's script against the real server (no faults), then answers")
+    emit(isolation_line(prepared))
+    ahead = shared_writes_ahead(prepared, plan)
+    if ahead is not None:
+        say(f"warning: {ahead}")
     played, counter = anyio.run(_play, prepared, askers, plan, count_tokens, say)
     exact = counter is not None and counter.exact
     if counter is not None and counter.problem:

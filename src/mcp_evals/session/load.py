@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.config.documents import describe_validation_error, load_document_as, shown
+from mcp_evals.config.isolation import check_state
 from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.contract.model import CaseServer
 from mcp_evals.errors import ConfigError, InputFileError, where
@@ -36,7 +37,9 @@ def load_task_set(path: Path) -> TaskSet:
         task_set = TaskSet.model_validate(document.data)
     except ValidationError as error:
         raise InputFileError(describe_validation_error(error, document)) from None
-    return task_set.located(path.resolve(), display, document.lines)
+    task_set.located(path.resolve(), display, document.lines)
+    check_state(task_set, task_set.state)
+    return task_set
 
 
 def server_of(task_set: TaskSet, config: Config | None, tasks_path: Path) -> ServerConfig:

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field, field_validator, model_validator
 
+from mcp_evals.config.isolation import HookEntry, StateEntry, setup_field, state_field, teardown_field
 from mcp_evals.config.unions import ByShape
 from mcp_evals.contract.model import CaseServer
 from mcp_evals.strict import FileModel, StrictModel
@@ -239,6 +240,9 @@ class TaskSet(FileModel):
     timeouts: Timeouts = Field(default_factory=Timeouts)
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     tasks: list[Task] = Field(min_length=1)
+    state: list[StateEntry] | None = state_field()
+    setup: list[HookEntry] | None = setup_field()
+    teardown: list[HookEntry] | None = teardown_field()
 
     @field_validator("transient_errors")
     @classmethod
@@ -265,16 +269,18 @@ class TaskSet(FileModel):
     def setup_hash(self, arm: ArmName, level: FaultLevel, task: Task) -> str:
         """What a session's result depends on besides the model: a finished session with another
         setup hash is another experiment and never stands in for this one."""
-        return stable_hash(
-            {
-                "task": task.model_dump(mode="json"),
-                "arm": self.arms[arm].model_dump(mode="json"),
-                "system_prompt": self.system_prompt_of(arm),
-                "level": level.model_dump(mode="json"),
-                "seed": self.faults.seed,
-                "transient_errors": self.transient_errors,
-            }
-        )
+        setup: dict[str, Any] = {
+            "task": task.model_dump(mode="json"),
+            "arm": self.arms[arm].model_dump(mode="json"),
+            "system_prompt": self.system_prompt_of(arm),
+            "level": level.model_dump(mode="json"),
+            "seed": self.faults.seed,
+            "transient_errors": self.transient_errors,
+        }
+        isolation = self.model_dump(mode="json", include={"state", "setup", "teardown"}, exclude_none=True)
+        if isolation:  # the starting state is part of the experiment (absent: the hash stays as it was)
+            setup["isolation"] = isolation
+        return stable_hash(setup)
 
 
 def stable_hash(value: Any) -> str:

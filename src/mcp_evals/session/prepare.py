@@ -7,13 +7,15 @@ validate against the live catalog.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from mcp_evals.catalog.model import Catalog, build_catalog
+from mcp_evals.config.isolation import IsolationKind
 from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.errors import ConfigError, InputFileError
+from mcp_evals.servers.sandbox import Isolation, isolation_kind
 from mcp_evals.session.load import load_task_set, server_of, session_config
 from mcp_evals.session.model import ARM_NAMES, ArmName, FaultLevel, Task, TaskSet
 from mcp_evals.session.validate import TaskProblem, validate_task_set
@@ -26,11 +28,18 @@ class Prepared:
     config: Config
     server: ServerConfig
     catalog: Catalog
+    isolation: Isolation = field(default_factory=Isolation)
+
+    @property
+    def isolation_kind(self) -> IsolationKind:
+        return isolation_kind(self.server, self.isolation)
 
 
-def prepare(tasks_path: Path, config: Config | None, task_set: TaskSet | None = None) -> Prepared:
-    """Load the task set (unless it is given, loaded from ``tasks_path``) and read its server's live
-    catalog."""
+def prepare(
+    tasks_path: Path, config: Config | None, task_set: TaskSet | None = None, *, keep_sandbox: bool = False
+) -> Prepared:
+    """Load the task set (unless it is given, loaded from ``tasks_path``), read its server's live
+    catalog, and say how its sessions are kept apart (config, then task set)."""
     import anyio
 
     from mcp_evals.servers.client import list_server_tools
@@ -41,7 +50,10 @@ def prepare(tasks_path: Path, config: Config | None, task_set: TaskSet | None = 
     session_config_ = session_config(config, server, tasks_path)
     info = anyio.run(list_server_tools, server, session_config_)
     catalog = build_catalog([info], source=session_config_.path)
-    return Prepared(task_set, tasks_path, session_config_, server, catalog)
+    isolation = Isolation.layered(
+        (config, session_config_.base_dir), (task_set, tasks_path.resolve().parent), keep=keep_sandbox
+    )
+    return Prepared(task_set, tasks_path, session_config_, server, catalog, isolation)
 
 
 def refuse_invalid(prepared: Prepared) -> list[TaskProblem]:

@@ -17,6 +17,7 @@ from pydantic import Field
 
 from mcp_evals.answers import ErrorKind, Usage, content_text
 from mcp_evals.catalog.model import Catalog
+from mcp_evals.config.isolation import IsolationReport
 from mcp_evals.session.model import ArmName, FaultKind, TaskSet
 from mcp_evals.strict import StrictModel
 
@@ -24,7 +25,7 @@ SESSION_SCHEMA_VERSION = 1
 Status = Literal["finished", "dropout", "budget"]
 End = Literal["answered", "max_steps"]
 # A session that never finished: the model API's failures (after retries), and the session's own.
-DropoutKind = ErrorKind | Literal["mcp_server", "session_timeout"]
+DropoutKind = ErrorKind | Literal["mcp_server", "session_timeout", "setup"]
 CallError = Literal["timeout", "protocol", "invalid_arguments"]
 Verdict = Literal["caveated", "uncaveated", "no_unstable_value", "unclear"]
 
@@ -123,6 +124,9 @@ class SessionRecord(StrictModel):
     usage: Usage = Field(default_factory=Usage, description="Every turn's usage (the judge's apart).")
     cost_usd: float | None = None
     judge: JudgeRecord | None = None
+    isolation: IsolationReport | None = Field(
+        None, description="How the session was kept apart from the others, and what went wrong."
+    )
     started_at: str = Field(default_factory=now_iso)
     elapsed_ms: float = 0.0
 

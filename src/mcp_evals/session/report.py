@@ -7,6 +7,7 @@ per-task table first.
 
 from __future__ import annotations
 
+from mcp_evals.config.isolation import isolation_statement
 from mcp_evals.report.escape import md_block, md_code, md_text
 from mcp_evals.score.intervals import Rate
 from mcp_evals.session.aggregate import CellSummary, Mean, SessionSummary, column_label, short_sha
@@ -94,13 +95,21 @@ def _head(summary: SessionSummary) -> str:
         f"{summary.finished} finished, {summary.budget_stops} stopped by the budget, "
         f"{sum(summary.dropouts.values())} dropouts, {summary.not_run} not run"
     )
-    if summary.preliminary:
+    if summary.isolation:
+        lines += ["", "; ".join(md_text(isolation_statement(kind)) for kind in summary.isolation)]
+    if summary.finished < summary.planned:
         lines += [
             "",
             "Not every planned session finished: dropouts, budget stops and sessions not run are left out "
             "of every measure below, which describes only the sessions that finished (what dropouts and "
             "budget stops spent is in the cost). "
             "`mcp-evals session` again (same day, same commit) runs only what is missing.",
+        ]
+    if summary.teardown_failures:
+        lines += [
+            "",
+            f"The teardown failed in {_count(summary.teardown_failures, 'session')}: the sessions after it "
+            "may not have started from the same state (see *Isolation* below).",
         ]
     lines += ["", "### Arms", ""]
     for arm in summary.arms:
@@ -166,6 +175,12 @@ def _tail(summary: SessionSummary) -> str:
             f"Judge cost: ${summary.judge_cost_usd:.4f} (its own line; not in the sessions' cost).",
             "",
         ]
+    if summary.isolation_warnings:
+        lines += ["### Isolation", ""]
+        lines += [f"- ⚠️ {md_text(line, 400)}" for line in summary.isolation_warnings[:20]]
+        if len(summary.isolation_warnings) > 20:
+            lines.append(f"- … and {len(summary.isolation_warnings) - 20} more (the records hold them all)")
+        lines.append("")
     lines.append("### Cost and dropouts")
     lines.append("")
     lines.append(

@@ -1,5 +1,5 @@
 """A session run: every (run, task, fault level, arm) of the plan, one after another, each on a fresh
-server, recorded as it ends.
+server in a sandbox of its own (``servers.isolated``), recorded as it ends.
 
 The plan goes run by run, task by task, and within a task level by level with the arms side by side,
 so a budget stop leaves pairs of arms behind it, not one arm's whole half. A session the records
@@ -11,19 +11,21 @@ counts them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import anyio
 
 from mcp_evals.answers import Message
 from mcp_evals.catalog.model import Catalog
+from mcp_evals.config.isolation import IsolationReport
 from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.errors import ServerError
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.run.asker import Asker
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy, with_retries
+from mcp_evals.servers.sandbox import Isolation
 from mcp_evals.session.judge import judge_session
 from mcp_evals.session.load import arm_catalog
 from mcp_evals.session.loop import Ask, Count, SessionOutcome, run_session
@@ -52,13 +54,25 @@ class Planned:
 def plan_sessions(
     task_set: TaskSet, arms: list[ArmName], levels: list[FaultLevel], tasks: list[Task], runs: int
 ) -> list[Planned]:
-    return [
-        Planned(arm, level, task, run)
-        for run in range(1, runs + 1)
-        for task in tasks
-        for level in levels
-        for arm in arms
-    ]
+    """Run by run, task by task, level by level, the arms side by side: A B, then B A, and so on
+    (``arm_order``), so time and order fall on both arms alike."""
+    plan: list[Planned] = []
+    position = 0
+    for run in range(1, runs + 1):
+        for task in tasks:
+            for level in levels:
+                plan += [Planned(arm, level, task, run) for arm in arm_order(arms, position)]
+                position += 1
+    return plan
+
+
+def arm_order(arms: Sequence[ArmName], position: int) -> list[ArmName]:
+    """The arms' order at one place of the plan: rotated from one place to the next (as ``compare``
+    interleaves its arms), so no arm always goes first."""
+    if not arms:
+        return []
+    shift = position % len(arms)
+    return [*arms[shift:], *arms[:shift]]
 
 
 @dataclass
@@ -95,6 +109,7 @@ class SessionRun:
     judge_ask: Ask | None = None
     count_tokens: bool = False
     say: Callable[[str], None] = lambda text: None
+    isolation: Isolation = field(default_factory=Isolation)
     _count_failed: bool = False
 
     async def run(self, plan: list[Planned], done: set[Cell]) -> RunOutcome:
@@ -120,6 +135,8 @@ class SessionRun:
             # in a thread: the answer's regular expression may take up to the step timeout (patterns.py)
             line = await anyio.to_thread.run_sync(self.describe, item, record, abandon_on_cancel=True)
             self.say(f"[{number}/{len(todo)}] {line}")
+            for line in isolation_lines(record.isolation):
+                self.say(f"  {line}")
             if record.status == "finished":
                 outcome.finished += 1
             elif record.status == "budget":
@@ -172,7 +189,7 @@ class SessionRun:
         return count
 
     async def one(self, item: Planned) -> SessionOutcome:
-        from mcp_evals.servers.client import open_session
+        from mcp_evals.servers.isolated import IsolatedRun, SetupFailed
 
         key = SessionKey(
             date=self.date,
@@ -185,8 +202,11 @@ class SessionRun:
         setup = self.task_set.setup_hash(item.arm, item.level, item.task)
         asker = self.askers[item.arm]
         outcome: SessionOutcome | None = None
+        isolated = IsolatedRun(
+            self.server, self.config, self.isolation, read_only=catalog_read_only(self.catalog)
+        )
         try:
-            async with open_session(self.server, self.config, list_tools=False) as server_session:
+            async with isolated.open(list_tools=False) as server_session:
                 boundary = ToolBoundary(
                     server_session,
                     arm_catalog(self.catalog, self.task_set, item.arm),
@@ -206,15 +226,46 @@ class SessionRun:
                     session_timeout=self.task_set.timeouts.session_seconds,
                     count=await self.counter(asker),
                 )
-        except ServerError as failure:
-            if outcome is None:
-                record = SessionRecord(
+        except SetupFailed as failure:
+            outcome = SessionOutcome(
+                SessionRecord(
                     key=key,
                     setup_hash=setup,
                     status="dropout",
-                    error_kind="mcp_server",
-                    error_message=str(failure),
+                    error_kind="setup",
+                    error_message=failure.message,
                 )
-                return SessionOutcome(record)
+            )
+        except ServerError as failure:
+            if outcome is None:
+                outcome = SessionOutcome(
+                    SessionRecord(
+                        key=key,
+                        setup_hash=setup,
+                        status="dropout",
+                        error_kind="mcp_server",
+                        error_message=str(failure),
+                    )
+                )
         assert outcome is not None
+        outcome.record.isolation = isolated.report
         return outcome
+
+
+def catalog_read_only(catalog: Catalog) -> set[str]:
+    """The server's own names of the catalog's tools marked ``readOnlyHint: true``."""
+    return {
+        tool.wire_name
+        for tool in catalog.tools
+        if tool.annotations is not None and tool.annotations.get("readOnlyHint") is True
+    }
+
+
+def isolation_lines(report: IsolationReport | None) -> list[str]:
+    """What to tell about a session's isolation as it ends: its problems, and a sandbox kept."""
+    if report is None:
+        return []
+    lines = [f"warning: {line}" for line in report.warnings]
+    if report.sandbox is not None:
+        lines.append(f"sandbox kept: {report.sandbox}")
+    return lines

@@ -24,12 +24,22 @@ def confusable(context: LintContext) -> list[PairScore]:
     ]
 
 
+_RELATIONS = {
+    "same": "same verb",
+    "kin": "same kind of action",
+    "opposed": "opposite actions",
+    "other": "different writes",
+    "unknown": "actions unknown",
+}
+
+
 def _pair_message(pair: PairScore) -> str:
     first, second = pair.tools
     shared = f"; shared terms: {', '.join(pair.terms)}" if pair.terms else ""
     return (
-        f"{first!r} and {second!r} are likely to be confused (score {pair.score:.2f}: descriptions "
-        f"{pair.description:.2f}, names {pair.name:.2f}, parameters {pair.parameters:.2f}{shared})"
+        f"{first!r} and {second!r}{pair.family_note} are likely to be confused (score {pair.score:.2f}: "
+        f"descriptions {pair.description:.2f}, names {pair.name:.2f}, parameters {pair.parameters:.2f}, "
+        f"action {pair.action:.2f} ({_RELATIONS[pair.relation]}), mentions {pair.mentions:.1f}{shared})"
     )
 
 

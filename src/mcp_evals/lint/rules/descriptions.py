@@ -15,10 +15,14 @@ _PLACEHOLDER = re.compile(
     r"(?i)\b(?:todo|tbd|fixme|xxx|lorem ipsum|my tool|test tool|description (?:goes )?here|"
     r"(?:add|insert|write) (?:a )?description)\b"
 )
-# Words that set a tool against another: "instead", "rather than", "not for", "unlike", "vs".
+# Words that set a tool against another ("instead", "rather than", "unlike", "vs"), or state where it
+# stops, even without naming the neighbour ("without reading the content", "use it for…", "not
+# recommended for…"): either way the model learns when this tool is the one.
 _CONTRAST = re.compile(
     r"(?i)\b(?:instead|rather than|not for|unlike|versus|vs\.?|other than|only for|only when|"
-    r"as opposed to|prefer|does not|doesn't|do not)\b"
+    r"as opposed to|prefer|does not|doesn't|do not|without|except|"
+    r"use (?:it|this(?: tool)?|\S+) (?:for|to|when|if|only)|not (?:recommended|intended|meant|suitable)|"
+    r"best for|(?:if|when) you (?:need|want|only))\b"
 )
 _RETURNS = re.compile(
     r"(?i)\b(?:returns?|returned|responds?|yields?|outputs?|gives back|provides?|lists?|shows?|"
@@ -130,7 +134,7 @@ def similar_descriptions(context: LintContext) -> Iterator[Hit]:
         how = f"{copy:.0%} identical" if copy is not None else f"TF-IDF cosine {pair.description:.2f}"
         shared = f"; shared terms: {', '.join(pair.terms)}" if pair.terms else ""
         yield Hit(
-            f"{first!r} and {second!r} have highly similar descriptions ({how}{shared})",
+            f"{first!r} and {second!r}{pair.family_note} have highly similar descriptions ({how}{shared})",
             tools=pair.tools,
             terms=pair.terms,
         )

@@ -32,7 +32,6 @@ from mcp_evals.files import check_writable, refuse_inputs
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, locate_in_config, validate_fixtures
-from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.output.reports import ReportFiles, configured_report_paths, write_reports
 from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.providers.base import Provider, ProviderSettings
@@ -49,6 +48,8 @@ from mcp_evals.run.results_file import DEFAULT_RESULTS, ResultsWriter, resume_fr
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.run.runner import Runner, RunSettings, RunSummary, summarize_dropouts
 from mcp_evals.run.spending import MissingKey, Spending, decide
+from mcp_evals.suggest import Suggester, did_you_mean
+from mcp_evals.wording import plural
 
 Say = Callable[[str], None]
 
@@ -319,7 +320,7 @@ def _targeted(
         if names
     )
     note = (
-        f"targeted run ({picked}): {len(chosen)} of {len(fixtures)} fixtures, those that "
+        f"targeted run ({picked}): {len(chosen)} of {plural(len(fixtures), 'fixture')}, those that "
         + ("expect or forbid these tools" if tools else "")
         + (" or " if tools and areas else "")
         + ("count in these areas" if areas else "")
@@ -342,14 +343,14 @@ def _refuse_invalid(
         more = f"\n  … and {len(errors) - 20} more" if len(errors) > 20 else ""
         if replay_from is not None:
             raise InputFileError(
-                f"the fixtures do not match the catalog recorded in {replay_from} ({len(errors)} "
-                f"error(s)); not replaying:\n{shown}{more}",
+                f"the fixtures do not match the catalog recorded in {replay_from} ("
+                f"{plural(len(errors), 'error')}); not replaying:\n{shown}{more}",
                 hint="a replay re-scores that run's answers against the catalog it had: use the fixtures "
                 "of that run, or run again against the live catalog (mcp-evals run without "
                 "--provider replay)",
             )
         raise InputFileError(
-            f"the fixtures do not validate against the catalog ({len(errors)} error(s)); "
+            f"the fixtures do not validate against the catalog ({plural(len(errors), 'error')}); "
             f"not running:\n{shown}{more}",
             hint="fix them (mcp-evals validate lists every problem), then run again",
         )
@@ -382,7 +383,9 @@ def estimate(plan: RunPlan) -> DryEstimate:
     provider = plan.provider
     lines = [f"mcp-evals run --dry: nothing billable is sent ({provider.label or provider.name})"]
     if not provider.uses_network:
-        lines.append(f"{len(plan.planned)} fixtures × {plan.samples} sample(s): no model, no cost.")
+        lines.append(
+            f"{plural(len(plan.planned), 'fixture')} × {plural(plan.samples, 'sample')}: no model, no cost."
+        )
         return DryEstimate(lines)
     count = anyio.run(count_tokens, plan.asker, plan.planned, plan.concurrency)
     lines += describe(
@@ -415,7 +418,7 @@ def execute(plan: RunPlan, *, say: Say = _quiet, progress_label: str | None = No
     jobs = plan_jobs(plan.planned, plan.samples, done)
     header = _header(plan)
     if request.resume and kept:
-        say(f"resume: {len(done)} answers kept from {plan.results}; {len(jobs)} to run")
+        say(f"resume: {plural(len(done), 'answer')} kept from {plan.results}; {len(jobs)} to run")
     if request.resume and not jobs:
         say(f"resume: nothing left to run in {plan.results}")
         return _finish(plan, None)
@@ -423,8 +426,9 @@ def execute(plan: RunPlan, *, say: Say = _quiet, progress_label: str | None = No
     spending = plan.spending
     budget = spending.budget_usd
     say(
-        f"mcp-evals run: {len(plan.planned)} fixtures × {plan.samples} sample(s) = {len(jobs)} requests · "
-        f"{plan.who} · {len(plan.catalog.tools)} tools · concurrency {plan.concurrency}"
+        f"mcp-evals run: {plural(len(plan.planned), 'fixture')} × {plural(plan.samples, 'sample')} = "
+        f"{plural(len(jobs), 'request')} · {plan.who} · "
+        f"{plural(len(plan.catalog.tools), 'tool')} · concurrency {plan.concurrency}"
         + (" · Message Batches" if request.batch else "")
         + (
             f" · budget ${budget:g}" + (" (default cap)" if spending.default_cap else "")
@@ -456,8 +460,8 @@ def execute(plan: RunPlan, *, say: Say = _quiet, progress_label: str | None = No
         summary = anyio.run(runner.run, jobs)
     except KeyboardInterrupt:
         say(
-            f"mcp-evals run: interrupted; the {runner.summary.finished} answers finished are kept in "
-            f"{plan.results}: `mcp-evals run --resume` runs the rest"
+            f"mcp-evals run: interrupted; the {plural(runner.summary.finished, 'answer')} finished are "
+            f"kept in {plan.results}: `mcp-evals run --resume` runs the rest"
         )
         raise
     for line in _summary_lines(summary, plan.results, plan.spending.price is not None):

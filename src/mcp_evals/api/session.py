@@ -33,6 +33,7 @@ from mcp_evals.session.prepare import (
     prepare,
     refuse_invalid,
 )
+from mcp_evals.wording import plural
 
 
 def holds_sessions(entry: ProviderEntry) -> bool:
@@ -199,8 +200,10 @@ def execute_session(plan: SessionPlan, *, say: Say = _quiet) -> SessionOutcome:
     )
     sessions = plan.plan
     say(
-        f"mcp-evals session: {sessions.sessions} sessions ({len(sessions.tasks)} tasks × "
-        f"{len(sessions.arms)} arms × {len(sessions.levels)} fault levels × {sessions.runs} run(s)) · "
+        f"mcp-evals session: {plural(sessions.sessions, 'session')} "
+        f"({plural(len(sessions.tasks), 'task')} × "
+        f"{plural(len(sessions.arms), 'arm')} × {plural(len(sessions.levels), 'fault level')} × "
+        f"{plural(sessions.runs, 'run')}) · "
         f"{spending.name}/{spending.model} · "
         + (f"budget ${budget:g}" if budget is not None else "no budget")
     )

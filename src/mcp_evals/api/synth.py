@@ -278,7 +278,8 @@ def _synthesize(
         concurrency=concurrency,
     )
     say(
-        f"mcp-evals synth: {paid.spending.name}/{paid.settings.model} · {len(catalog.tools)} tools · "
+        f"mcp-evals synth: {paid.spending.name}/{paid.settings.model} · "
+        f"{plural(len(catalog.tools), 'tool')} · "
         f"persona {settings.persona!r} · {settings.language}"
     )
 

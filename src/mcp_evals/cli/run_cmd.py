@@ -24,6 +24,7 @@ from mcp_evals.cli.options import (
 )
 from mcp_evals.errors import EXIT_OK
 from mcp_evals.provider_registry import PROVIDERS
+from mcp_evals.run.plan import EXPECT_NOTHING_CACHED
 from mcp_evals.run.results_file import DEFAULT_RESULTS
 
 if TYPE_CHECKING:
@@ -173,8 +174,11 @@ def run(
         return EXIT_OK
     for line in plan.announcement:
         click.echo(line, err=True)
+    # --dry and the paid-run announcement say the caching note themselves, with the counted prefix.
+    described = bool(plan.announcement) or (dry and plan.provider.uses_network)
     for note in plan.notes:
-        click.echo(f"note: {note}", err=True)
+        if not (described and EXPECT_NOTHING_CACHED in note):
+            click.echo(f"note: {note}", err=True)
     if dry:
         estimated = estimate(plan)
         click.echo(estimated.lines[0])

@@ -17,6 +17,7 @@ from mcp_evals.api.session import holds_sessions
 from mcp_evals.cli.options import ProviderChoice, config_option, read_config, snapshot_option
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY
+from mcp_evals.wording import plural
 
 
 def _config(ctx: click.Context, config_path: Path) -> Config | None:
@@ -178,8 +179,8 @@ def validate(ctx: click.Context, config_path: Path, tasks_path: Path, snapshot: 
     warnings = len(problems) - errors
     verdict = "FAILED" if errors else "ok"
     click.echo(
-        f"{verdict}: {len(task_set.tasks)} tasks against {len(catalog.tools)} tools · "
-        f"{errors} errors, {warnings} warnings"
+        f"{verdict}: {plural(len(task_set.tasks), 'task')} against {plural(len(catalog.tools), 'tool')} · "
+        f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
     )
     return EXIT_CHECK_FAILED if errors else EXIT_OK
 

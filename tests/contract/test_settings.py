@@ -18,7 +18,7 @@ from mcp_evals.contract.regression import evaluate_gate
 from mcp_evals.contract.reports import render_console, render_contract_markdown, render_html
 from mcp_evals.contract.watch import Watcher
 from mcp_evals.errors import ConfigError, InputFileError
-from mcp_evals.serve.harness import Harness, HarnessError
+from mcp_evals.serve.harness import Harness, HarnessError, SelectionEval
 from support.validate_helpers import run_main
 
 from .conftest import Project, case_of, contract_server, step_of
@@ -239,3 +239,25 @@ def test_a_changed_config_reruns_every_case(project: Project) -> None:
     project.config_path.write_text(text + "\n# changed\n")
     assert watcher.changed() == ["a", "b"]
     assert Path(project.config_path).exists()
+
+
+def test_serve_s_selection_eval_spends_by_the_run_s_policy(project: Project) -> None:
+    """`run_selection_eval` asks the one spending policy: a provider that bills needs budget_usd, a
+    paid provider without its key starts nothing (the run's skip line, exit 0), and a keyless endpoint
+    of your own bills nothing, so it needs no budget."""
+    config = project.config([{"name": "contract", **contract_server()}])
+
+    def selection(environ: dict[str, str], provider: str, budget_usd: float | None) -> SelectionEval:
+        harness = Harness(project.setup(), config_path=config, environ=environ)
+        return anyio.run(harness.run_selection_eval, provider, None, budget_usd, 1)
+
+    with pytest.raises(HarnessError, match="the openai provider spends money: give budget_usd"):
+        selection({"PATH": "/usr/bin"}, "openai", None)
+    skipped = selection({"PATH": "/usr/bin"}, "anthropic", 1.0)
+    assert skipped.exit_code == 0 and skipped.results is None
+    assert skipped.output.startswith("mcp-evals run: skipped: ")
+    assert "ANTHROPIC_API_KEY" in skipped.output
+    # An own endpoint without a key: no budget asked; the run starts (and fails on the closed port)
+    own = {"PATH": "/usr/bin", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    started = selection(own, "openai", None)
+    assert "spends money" not in started.output

@@ -478,22 +478,21 @@ class Harness:
             PROVIDERS.check(provider, runs_anew)
         except ValueError as error:
             raise HarnessError(str(error)) from None
-        if PROVIDERS[provider].paid and budget_usd is None:
-            raise HarnessError(
-                f"the {provider} provider spends money: give budget_usd (the most this run may spend); "
-                "nothing was sent"
-            )
         # The budget is the argument or nothing: no EVAL_BUDGET_USD of the server's environment applies.
         environment = {key: value for key, value in self.environ.items() if key != "EVAL_BUDGET_USD"}
         from mcp_evals.run.spending import choose
 
-        # The run's own spending policy: without the key it needs, nothing is started (exit 0, as
-        # `mcp-evals run` says it); everything else is decided by `mcp-evals run` itself.
-        missing = choose(
-            "run", environment, self.setup.config.run, provider=provider, model=model
-        ).missing_key
-        if missing is not None:
-            return SelectionEval(exit_code=0, results=None, output=missing.line("run"))
+        # The run's own spending policy decides whether this bills (a keyless endpoint of your own
+        # does not) and, without the key it needs, starts nothing (exit 0, as `mcp-evals run` says
+        # it); everything else is decided by `mcp-evals run` itself.
+        spending = choose("run", environment, self.setup.config.run, provider=provider, model=model)
+        if spending.billable and budget_usd is None:
+            raise HarnessError(
+                f"the {provider} provider spends money: give budget_usd (the most this run may spend); "
+                "nothing was sent"
+            )
+        if spending.missing_key is not None:
+            return SelectionEval(exit_code=0, results=None, output=spending.missing_key.line("run"))
         folder = self.setup.resolve(".mcp-evals/runs")
         folder.mkdir(parents=True, exist_ok=True)
         from mcp_evals.contract.runner import new_run_id

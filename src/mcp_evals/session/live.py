@@ -46,7 +46,7 @@ from mcp_evals.session.runner import (
 from mcp_evals.session.server import ToolBoundary
 from mcp_evals.session.transforms import removes_anything, result_paths
 from mcp_evals.suggest import Suggester, did_you_mean
-from mcp_evals.wording import noun, plural
+from mcp_evals.wording import docs_url, noun, plural
 
 Say = Callable[[str], None]
 COUNT_TOKENS_NOTE = (
@@ -244,7 +244,7 @@ def shared_writes_ahead(prepared: Prepared, plan: Plan) -> str | None:
         f"the scripts call tools not marked read-only ({', '.join(dict.fromkeys(writers))}) on a server "
         "every session shares (HTTP, no setup/teardown): --dry's calls are real and change its state, and "
         "each arm starts from what the one before it left; give the task set or the config "
-        "`setup:`/`teardown:` (docs/sessions.md#isolation)"
+        f"`setup:`/`teardown:` ({docs_url('sessions.md#isolation')})"
     )
 
 

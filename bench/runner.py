@@ -55,7 +55,7 @@ from mcp_evals.providers.pricing import find_price  # noqa: E402
 from mcp_evals.record.read import read_results  # noqa: E402
 from mcp_evals.run.asker import Asker  # noqa: E402
 from mcp_evals.run.retry import RetryPolicy  # noqa: E402
-from mcp_evals.run.runner import RunSettings, run_eval  # noqa: E402
+from mcp_evals.run.runner import RunSettings, run_fixtures  # noqa: E402
 
 AREAS = ["tickets", "customers", "billing", "knowledge", "team", "reports"]
 VERBS = ["search", "get", "list", "create", "update", "delete", "assign", "export", "archive", "merge"]
@@ -183,7 +183,7 @@ def throughput(fixtures: int, concurrency: int, latency: float, workdir: Path) -
         cpu = time.process_time()
         started = time.perf_counter()
         outcome = anyio.run(
-            lambda: run_eval(
+            lambda: run_fixtures(
                 provider(fake.base_url, connections=concurrency + 2),
                 catalog,
                 planned,
@@ -448,7 +448,7 @@ def caching(tools: int, fixtures: int, workdir: Path) -> dict[str, Any]:
             fake.cache.clear()
             settings = RunSettings(concurrency=8, price=find_price(MODEL))
             path = workdir / f"{label}.ndjson"
-            ask = partial(run_eval, system_prompt=SYSTEM, options=options(caching=enabled))
+            ask = partial(run_fixtures, system_prompt=SYSTEM, options=options(caching=enabled))
             anyio.run(ask, provider(fake.base_url), catalog, planned, path, settings)
             usage = Usage()
             for row in read_results(path).results:

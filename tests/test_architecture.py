@@ -92,10 +92,11 @@ RANKS = {
     "session": 14,
     "synth": 14,
     "importers": 14,
-    "github": 15,
-    "action": 16,
-    "serve": 17,
-    "cli": 18,
+    "api": 15,
+    "github": 16,
+    "action": 17,
+    "serve": 18,
+    "cli": 19,
 }
 
 

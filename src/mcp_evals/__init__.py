@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_evals._version import __version__
 
 if TYPE_CHECKING:
+    from mcp_evals.api.run import run_eval
     from mcp_evals.baseline.compare import Baseline, BaselineComparison, compare_with_baseline
     from mcp_evals.baseline.file import load_baseline
     from mcp_evals.catalog.diff import CatalogDiff, diff_catalogs
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from mcp_evals.record.model import FixtureResult, RunHeader
     from mcp_evals.record.read import Results, read_results
     from mcp_evals.report import render_html, render_json, render_junit, render_markdown
-    from mcp_evals.run.runner import run_eval
     from mcp_evals.score import Scorecard, score_results
     from mcp_evals.score.gate import GateDecision, evaluate_gate
     from mcp_evals.servers.extract import extract_catalog
@@ -70,7 +70,7 @@ _LAZY = {
     "render_json": "report",
     "render_junit": "report",
     "render_markdown": "report",
-    "run_eval": "run.runner",
+    "run_eval": "api.run",
     "Scorecard": "score",
     "score_results": "score",
     "GateDecision": "score.gate",

@@ -105,15 +105,19 @@ def test_fixtures_that_do_not_validate_against_an_arms_catalog_are_refused(
     assert fake.requests == []
 
 
-def test_a_provider_asked_for_without_its_key_is_exit_3_for_synth_and_compare(
+def test_a_provider_asked_for_without_its_key_skips_synth_and_compare_with_exit_0(
     tmp_path: Path, make_project: MakeProject, clean_env: pytest.MonkeyPatch, cli: Cli
 ) -> None:
     config = write_project(tmp_path)
     result = cli("synth", "--config", config, "--out", tmp_path / "s.yaml", "--provider", "anthropic")
-    assert result.code == 3 and "needs ANTHROPIC_API_KEY, which is not set" in result.err
+    assert result.code == 0 and result.err.startswith(
+        "mcp-evals synth: skipped: the anthropic provider was asked for, but ANTHROPIC_API_KEY is not set."
+    )
+    assert not (tmp_path / "s.yaml").exists()
     project = make_project(compare={"descriptions": {"get_ticket": "Show one ticket."}})
     result = cli("compare", "--config", project.config, "--provider", "openai", "--budget-usd", "1")
-    assert result.code == 3 and "needs OPENAI_API_KEY" in result.err
+    assert result.code == 0 and "but OPENAI_API_KEY is not set" in result.err.splitlines()[0]
+    assert not (project.root / "mcp-evals-compare").exists()
 
 
 def test_a_keyless_endpoint_of_your_own_needs_no_cap(

@@ -1,5 +1,6 @@
-"""contract/ imports only its layer: config, catalog, servers, fixtures, providers, report.escape, output and
-the leaf modules."""
+"""contract/ imports only its layer: config, catalog, servers, fixtures, providers, report.escape, output,
+the leaf modules, and the one spending policy and budget of run/ (the judge spends as every paid
+command does)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ ALLOWED = (
     "mcp_evals.providers",
     "mcp_evals.report.escape",
     "mcp_evals.output",
+    "mcp_evals.run.spending",
+    "mcp_evals.run.budget",
     "mcp_evals.errors",
     "mcp_evals.strict",
     "mcp_evals.wording",

@@ -18,7 +18,7 @@ from mcp_evals.contract.regression import evaluate_gate
 from mcp_evals.contract.reports import render_console, render_contract_markdown, render_html
 from mcp_evals.contract.watch import Watcher
 from mcp_evals.errors import ConfigError, InputFileError
-from mcp_evals.serve.harness import Harness, HarnessError
+from mcp_evals.serve.harness import Harness, HarnessError, SelectionEval
 from support.validate_helpers import run_main
 
 from .conftest import Project, case_of, contract_server, step_of
@@ -133,7 +133,8 @@ def test_the_judge_endpoint_and_what_the_reports_say_about_it(project: Project) 
     try:
         options = JudgeOptions(base_url=f"{local.base_url}/v1", budget_usd=0.5)
         judge = Judge(options, {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})  # the config's URL wins
-        assert judge.key is None and judge.keyless_endpoint and judge.unavailable() is None
+        spending = judge.spending
+        assert spending.choice.key is None and not spending.billable and judge.unavailable() is None
         project.case(
             "judged",
             [
@@ -153,10 +154,10 @@ def test_the_judge_endpoint_and_what_the_reports_say_about_it(project: Project) 
     assert re.search(r"^judge: 1 request, \$0\.\d{4} of \$0\.5$", render_console(run), re.M)
     assert "Judge: 1 requests" in render_html(run)
     assert (
-        Judge(JudgeOptions(), {"OPENAI_BASE_URL": "http://localhost:11434/v1"}).base_url
+        Judge(JudgeOptions(), {"OPENAI_BASE_URL": "http://localhost:11434/v1"}).spending.endpoint
         == "http://localhost:11434/v1"
     )
-    assert Judge(JudgeOptions(), {}).base_url is None  # OpenAI's own
+    assert Judge(JudgeOptions(), {}).spending.endpoint is None  # OpenAI's own
 
 
 def test_the_markdown_section_is_a_pure_function_of_the_run(project: Project) -> None:
@@ -238,3 +239,25 @@ def test_a_changed_config_reruns_every_case(project: Project) -> None:
     project.config_path.write_text(text + "\n# changed\n")
     assert watcher.changed() == ["a", "b"]
     assert Path(project.config_path).exists()
+
+
+def test_serve_s_selection_eval_spends_by_the_run_s_policy(project: Project) -> None:
+    """`run_selection_eval` asks the one spending policy: a provider that bills needs budget_usd, a
+    paid provider without its key starts nothing (the run's skip line, exit 0), and a keyless endpoint
+    of your own bills nothing, so it needs no budget."""
+    config = project.config([{"name": "contract", **contract_server()}])
+
+    def selection(environ: dict[str, str], provider: str, budget_usd: float | None) -> SelectionEval:
+        harness = Harness(project.setup(), config_path=config, environ=environ)
+        return anyio.run(harness.run_selection_eval, provider, None, budget_usd, 1)
+
+    with pytest.raises(HarnessError, match="the openai provider spends money: give budget_usd"):
+        selection({"PATH": "/usr/bin"}, "openai", None)
+    skipped = selection({"PATH": "/usr/bin"}, "anthropic", 1.0)
+    assert skipped.exit_code == 0 and skipped.results is None
+    assert skipped.output.startswith("mcp-evals run: skipped: ")
+    assert "ANTHROPIC_API_KEY" in skipped.output
+    # An own endpoint without a key: no budget asked; the run starts (and fails on the closed port)
+    own = {"PATH": "/usr/bin", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    started = selection(own, "openai", None)
+    assert "spends money" not in started.output

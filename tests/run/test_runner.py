@@ -27,7 +27,8 @@ from mcp_evals.run.asker import Asker
 from mcp_evals.run.plan import plan_fixtures, shard_fixtures
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.retry import AdaptiveLimiter, RetryPolicy
-from mcp_evals.run.runner import RunSettings, RunSummary, run_eval
+from mcp_evals.run.runner import RunSettings, RunSummary
+from mcp_evals.run.runner import run_fixtures as run_loop
 from mcp_evals.score import score_results
 from mcp_evals.wording import plural
 
@@ -73,7 +74,7 @@ def run_fixtures(
     with progress_path.open("w") as stream:
         progress = Progress(len(fixtures) * samples, stream=stream, tty=False, interval=0.0)
         outcome = anyio.run(
-            lambda: run_eval(
+            lambda: run_loop(
                 asker.provider,
                 asker.catalog,
                 fixtures,

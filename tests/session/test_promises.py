@@ -68,7 +68,7 @@ def test_the_config_s_run_budget_does_not_count_for_sessions(
     config = write_config(tmp_path, budget_usd=5)
     tasks = write_tasks(tmp_path, ops_url, [EU_STATUS])
     result = cli("session", "--config", config, "--tasks", tasks, "--results", tmp_path / "out")
-    assert result.code == 3 and "a paid session run needs a budget cap" in result.err
+    assert result.code == 3 and "no budget cap is set" in result.err
 
 
 def test_each_stdio_session_gets_a_fresh_server_process(

@@ -220,7 +220,12 @@ def test_a_session_longer_than_its_timeout_is_a_dropout(
 @pytest.mark.parametrize(
     ("args", "env", "message"),
     [
-        ([], {}, "a paid session run needs a budget cap: --budget-usd X or EVAL_BUDGET_USD=X"),
+        (
+            [],
+            {},
+            "mcp-evals session calls a paid model (anthropic) and no budget cap is set: give one with "
+            "--budget-usd X or EVAL_BUDGET_USD",
+        ),
         (
             ["--budget-usd", "1", "--model", "claude-nonesuch-9"],
             {},
@@ -308,7 +313,7 @@ def test_an_openai_compatible_endpoint_with_a_key_is_paid_and_needs_a_budget(
     out = tmp_path / "out"
     result = cli("session", "--tasks", tasks, "--provider", "openai", "--arm", "A", "--results", out)
     assert result.code == 3, result.err
-    assert "a paid session run needs a budget cap" in result.err
+    assert "no budget cap is set" in result.err
     assert openai_fake.model_requests() == [] and not out.exists()
 
 

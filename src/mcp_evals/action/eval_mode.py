@@ -20,9 +20,10 @@ from mcp_evals.config.load import load_config
 from mcp_evals.config.model import RunOptions
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, McpEvalsError
 from mcp_evals.github import scrubbed_environment
+from mcp_evals.github.inputs import key_input
 from mcp_evals.github.workflow_commands import workflow_command
-from mcp_evals.provider_registry import FALLBACK, PROVIDERS
-from mcp_evals.providers.registry import choose_provider
+from mcp_evals.provider_registry import PROVIDERS
+from mcp_evals.run.spending import MissingKey, choose
 
 
 def read_run_options(step: Step) -> RunOptions:
@@ -32,35 +33,70 @@ def read_run_options(step: Step) -> RunOptions:
         return RunOptions()  # the command that needs the config says what is wrong with it
 
 
+def decision_environment(step: Step) -> dict[str, str]:
+    """What the eval process will see: the step's environment without secrets, the keys the inputs
+    give, and the `openai-base-url` input (passed as --base-url)."""
+    inputs = step.inputs
+    environ = {**scrubbed_environment(step.environ), **inputs.api_keys()}
+    if inputs.openai_base_url:
+        environ["OPENAI_BASE_URL"] = inputs.openai_base_url
+    return environ
+
+
+def skip_reason(missing: MissingKey, what: str, *, lexical: bool = False) -> str:
+    """The notice for a missing key, in the inputs' words (`anthropic-api-key`, not the variable);
+    ``what``: what was skipped, as a clause ("the paid sessions were skipped")."""
+    forks = "(pull requests from forks get no secrets; a missing repository secret looks the same)."
+    if missing.kind == "provider" and missing.provider is not None:
+        return f"the `{key_input(PROVIDERS[missing.provider])}` input is empty, so {what} {forks}"
+    if missing.kind == "model" and missing.provider is not None:
+        return (
+            f"the model `{missing.model}` needs the `{key_input(PROVIDERS[missing.provider])}` input, "
+            f"which is empty, so {what} {forks}"
+        )
+    if missing.kind == "model":
+        return (
+            f"the model `{missing.model}` needs an API key, so {what}. Pass "
+            "`anthropic-api-key` or `openai-api-key`, and `provider` for a model mcp-evals does not know."
+        )
+    free = ", or `provider: lexical` for the free lexical baseline" if lexical else ""
+    return (
+        f"no API key was given, so {what}. Pass "
+        f"`anthropic-api-key: ${{{{ secrets.ANTHROPIC_API_KEY }}}}` (or `openai-api-key`){free}. "
+        "Pull requests from forks get no secrets."
+    )
+
+
 def eval_provider(step: Step) -> tuple[str | None, str | None]:
-    """The provider the eval will use and, if it cannot run, why (no key: a fork PR, a missing secret)."""
+    """The provider the eval will use and, if it cannot run, why (no key: a fork PR, a missing secret).
+
+    The one spending policy decides, on what the eval process will see; the Action never runs the
+    lexical baseline unless `provider: lexical` asks for it (a missing key is a skip, not a downgrade).
+    """
     inputs = step.inputs
     if inputs.results:
         return "replay", None
-    options = read_run_options(step)
-    # The CLI's own decision (flag → config → keys present → lexical) on the keys the inputs give.
-    choice = choose_provider(
-        inputs.provider, options.provider, inputs.api_keys(), inputs.model or options.model
+    spending = choose(
+        "run",
+        decision_environment(step),
+        read_run_options(step),
+        provider=inputs.provider,
+        model=inputs.model,
+        needs_model="The paid model eval needs a model",
     )
-    provider = choice.name
-    if not choice.explicit and provider == FALLBACK:  # no key at all: skip, never a silent downgrade
-        return None, (
-            "no API key was given, so the paid model eval was skipped. Pass "
-            "`anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}` (or `openai-api-key`), or "
-            "`provider: lexical` for the free lexical baseline. Pull requests from forks get no secrets."
-        )
-    keyless_endpoint = provider == "openai" and inputs.openai_base_url  # a local vLLM / Ollama needs none
-    if choice.entry.paid and choice.key is None and not keyless_endpoint:
-        return provider, (
-            f"the `{provider}-api-key` input is empty, so the paid model eval was skipped "
-            "(pull requests from forks get no secrets; a missing repository secret looks the same)."
-        )
-    return provider, None
+    if spending.missing_key is not None:
+        skip = skip_reason(spending.missing_key, "the paid model eval was skipped", lexical=True)
+        return spending.missing_key.provider, skip
+    return spending.name, None
 
 
 def skipped_for_lack_of_key(step: Step) -> bool:
-    modes = planned_modes(step)
-    return modes == ["eval"] and eval_provider(step)[1] is not None
+    if planned_modes(step) != ["eval"]:
+        return False
+    try:
+        return eval_provider(step)[1] is not None
+    except McpEvalsError:
+        return False  # `action run` reports it
 
 
 def _report_document(path: Path) -> dict[str, Any]:
@@ -88,7 +124,10 @@ def _results_files(step: Step) -> list[str]:
 def run_eval_mode(step: Step) -> ModeResult:
     """`mcp-evals run` (or `merge` of earlier shards' results), then `mcp-evals report` in md and json."""
     inputs = step.inputs
-    provider, skip = eval_provider(step)
+    try:
+        provider, skip = eval_provider(step)
+    except McpEvalsError as error:  # a key no header can carry, a base URL with no scheme
+        return eval_failed(EXIT_BAD_INPUT, str(error), "the eval could not run")
     if skip is not None:
         say(workflow_command("notice", skip, title="mcp-evals eval skipped"))
         return ModeResult("eval", EXIT_OK, f"## ⏭️ mcp-evals eval: skipped\n\nSkipped: {skip}", "skipped")

@@ -10,37 +10,39 @@ from __future__ import annotations
 from pathlib import Path
 
 from mcp_evals.action.context import SECTION_MAX_CHARS, ModeResult, Step, code_block, run_cli, say
-from mcp_evals.action.eval_mode import read_run_options
-from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_PRELIMINARY
+from mcp_evals.action.eval_mode import decision_environment, read_run_options, skip_reason
+from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_PRELIMINARY, McpEvalsError
 from mcp_evals.github import scrubbed_environment
 from mcp_evals.github.workflow_commands import workflow_command
-from mcp_evals.provider_registry import PROVIDERS
-from mcp_evals.providers.registry import choose_provider
+from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
+from mcp_evals.run.spending import choose
 from mcp_evals.wording import alternatives
 
 SESSION_EVENTS = ("workflow_dispatch", "schedule")
 
 
+def holds_sessions(entry: ProviderEntry) -> bool:
+    return entry.sessions
+
+
 def session_provider(step: Step) -> tuple[str | None, str | None]:
     """The provider the sessions will use and, if they cannot run, why (no key: a fork, a missing secret)."""
     inputs = step.inputs
-    options = read_run_options(step)
-    session_providers = PROVIDERS.names(lambda entry: entry.sessions)
-    configured = options.provider if options.provider in session_providers else None
-    choice = choose_provider(inputs.provider, configured, inputs.api_keys(), inputs.model or options.model)
-    if choice.name not in session_providers:
-        return None, (
-            "no API key was given, so the paid sessions were skipped. Pass "
-            "`anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}` (or `openai-api-key`). "
-            "Pull requests from forks get no secrets."
+    spending = choose(
+        "session",
+        decision_environment(step),
+        read_run_options(step),
+        provider=inputs.provider,
+        model=inputs.model,
+        where=holds_sessions,
+        configured_where=holds_sessions,
+        needs_model="Sessions need a model that calls tools",
+    )
+    if spending.missing_key is not None:
+        return spending.missing_key.provider, skip_reason(
+            spending.missing_key, "the paid sessions were skipped"
         )
-    keyless_endpoint = choice.name == "openai" and inputs.openai_base_url  # a local vLLM / Ollama needs none
-    if choice.key is None and not keyless_endpoint:
-        return choice.name, (
-            f"the `{choice.name}-api-key` input is empty, so the paid sessions were skipped "
-            "(pull requests from forks get no secrets; a missing repository secret looks the same)."
-        )
-    return choice.name, None
+    return spending.name, None
 
 
 def _refused(message: str) -> ModeResult:
@@ -72,13 +74,16 @@ def run_session_mode(step: Step) -> ModeResult:
         return _refused(
             "mode `session` needs the `tasks` input: the task-set file, relative to `working-directory`."
         )
-    session_providers = PROVIDERS.names(lambda entry: entry.sessions)
+    session_providers = PROVIDERS.names(holds_sessions)
     if inputs.provider is not None and inputs.provider not in session_providers:
         named = alternatives([f"`{name}`" for name in session_providers])
         return _refused(
             f"mode `session` needs a model that calls tools: `provider:` {named}, not `{inputs.provider}`."
         )
-    provider, skip = session_provider(step)
+    try:
+        provider, skip = session_provider(step)
+    except McpEvalsError as error:  # a key no header can carry, a base URL with no scheme
+        return _refused(str(error))
     if skip is not None:
         say(workflow_command("notice", skip, title="mcp-evals session skipped"))
         return ModeResult(

@@ -11,9 +11,9 @@ from typing import Any, TypeVar
 
 import click
 
+from mcp_evals.api.inputs import config_inputs as config_inputs
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
-from mcp_evals.errors import McpEvalsError
 from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -89,22 +89,3 @@ def output_format(asked: str | None, *, written_to_file: bool = False) -> str:
 
 def terminal_width() -> int:
     return shutil.get_terminal_size((100, 24)).columns
-
-
-def config_inputs(config: Config) -> dict[str, Path | None]:
-    """The files a command reads through the config (label → path): no output may replace them."""
-    from mcp_evals.fixtures.load import fixture_files
-
-    inputs: dict[str, Path | None] = {"the config file": config.path}
-    for server in config.servers:
-        if server.snapshot:
-            inputs[f"the snapshot of server {server.name!r}"] = config.resolve(server.snapshot)
-    try:
-        files = fixture_files(config) if config.fixture_globs else []
-    except McpEvalsError:
-        files = []  # no fixture to protect; the command that needs them says what is wrong
-    for path in files:
-        inputs[f"the fixture file {path.name}"] = path
-    if config.baseline.path:
-        inputs["the baseline file"] = config.resolve(config.baseline.path)
-    return inputs

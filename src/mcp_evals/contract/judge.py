@@ -3,30 +3,31 @@
 The key comes from the environment only (``LLM_JUDGE_API_KEY`` with ``LLM_JUDGE_BASE_URL``, the
 names mcp-eval-runner reads, when either is set; else ``OPENAI_API_KEY`` with ``OPENAI_BASE_URL``; in a
 ``Secret``: a key is never sent to the other pair's endpoint), the request is one ``generate`` call (a
-system prompt and the question) through the OpenAI provider, and every request must fit the budget
-the run was given. Without a key,
-without a budget, or when the next request could cross it, the assertion is *skipped* with the
-reason — never passed.
+system prompt and the question) through the OpenAI provider. The key, the endpoint and whether it
+bills are the one spending policy's (``run.spending``: a keyless endpoint of your own bills nothing),
+and every request reserves its worst case in the run's one ``Budget`` (``run.budget``) before it is
+sent. Without a key, without a budget, or when the next request could cross it, the assertion is
+*skipped* with the reason — never passed.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
-from typing import Any
-
-import anyio
 
 from mcp_evals.answers import GenerateOptions, Message
-from mcp_evals.config.model import JudgeOptions
+from mcp_evals.config.model import JudgeOptions, RunOptions
+from mcp_evals.config.resolve import number_setting
 from mcp_evals.contract.model import AssertionResult, JudgeSpend, LlmJudge
 from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.providers.base import ProviderSettings, Secret
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.openai import OpenAIProvider
-from mcp_evals.providers.pricing import find_price
+from mcp_evals.providers.pricing import Price, find_price
+from mcp_evals.providers.tokens import estimate_tokens
+from mcp_evals.run.budget import Budget
+from mcp_evals.run.spending import choose
 
 KIND = "llm_judge"
 MAX_TOKENS = 400
@@ -57,22 +58,44 @@ class Judge:
     def __init__(self, options: JudgeOptions, environ: Mapping[str, str], *, budget_usd: float | None = None):
         self.options = options
         self.key_variable, url_variable = judge_variables(environ)
-        self.key = Secret.from_environ(environ, self.key_variable)
-        self.base_url = options.base_url or environ.get(url_variable, "").strip() or None
-        self.spend = JudgeSpend(budget_usd=budget_usd if budget_usd is not None else options.budget_usd)
-        self._lock = anyio.Lock()
+        # The judge's provider is always named (OpenAI-compatible), its variables the pair above; its
+        # endpoint the config's, else the pair's; its cap --judge-budget-usd, else
+        # contract.judge.budget_usd (no default).
+        Secret.from_environ(environ, self.key_variable)  # a key no header can carry, named by its variable
+        entry = PROVIDERS["openai"]
+        pair = {
+            entry.key_env_var or "": environ.get(self.key_variable, ""),
+            entry.base_url_env_var or "": environ.get(url_variable, ""),
+        }
+        self.spending = choose(
+            "contract", pair, RunOptions(), provider="openai", model=options.model, base_url=options.base_url
+        )
+        limit = number_setting(budget_usd, environ, None, options.budget_usd, float)
+        self.budget = Budget(limit, None, MAX_TOKENS)
+        self.requests = 0
         self._providers: dict[str, OpenAIProvider] = {}
 
     @property
-    def keyless_endpoint(self) -> bool:
-        """A local endpoint (vLLM, Ollama) needs no key, as with `mcp-evals run`."""
-        return bool(self.base_url) and "api.openai.com" not in (self.base_url or "")
+    def key(self) -> Secret | None:
+        return self.spending.choice.key
+
+    @property
+    def base_url(self) -> str | None:
+        """The endpoint given (the config's, else the pair's variable); None: OpenAI's own."""
+        return self.spending.endpoint
+
+    @property
+    def spend(self) -> JudgeSpend:
+        """What the run's record keeps: requests sent, their cost, the cap."""
+        return JudgeSpend(
+            requests=self.requests, cost_usd=self.budget.spent_usd, budget_usd=self.budget.limit_usd
+        )
 
     def unavailable(self) -> str | None:
         """Why no judge request can be made at all, or None."""
-        if self.key is None and not self.keyless_endpoint:
+        if self.spending.missing_key is not None:
             return f"{self.key_variable} is not set: the judge was not asked"
-        if self.spend.budget_usd is None:
+        if self.budget.limit_usd is None:
             return (
                 "no judge budget (contract.judge.budget_usd or --judge-budget-usd): the judge was not asked"
             )
@@ -82,8 +105,8 @@ class Judge:
         if model not in self._providers:
             settings = ProviderSettings(
                 model=model,
-                base_url=self.base_url or OpenAIProvider.default_base_url,
-                api_key=self.key,
+                base_url=self.spending.endpoint or OpenAIProvider.default_base_url,
+                api_key=self.spending.choice.key,
                 timeout=self.options.timeout,
                 max_connections=4,
             )
@@ -100,7 +123,7 @@ class Judge:
             return AssertionResult(kind=KIND, status="skipped", message=reason)
         model = judge.model or self.options.model
         price = find_price(model)
-        if price is None and not self.keyless_endpoint:
+        if price is None and self.spending.billable:
             return AssertionResult(
                 kind=KIND,
                 status="skipped",
@@ -108,38 +131,30 @@ class Judge:
             )
         prompt = judge.prompt_template.replace("{actual}", actual).replace("{expected}", expected)
         provider = self.provider(model)
-        worst = 0.0
-        if price is not None:
-            worst = (
-                math.ceil((len(prompt) + len(_SYSTEM)) / 3) * price.input + MAX_TOKENS * price.output
-            ) / 1e6
-        async with self._lock:
-            budget = self.spend.budget_usd or 0.0
-            if self.spend.cost_usd + worst > budget:
-                return AssertionResult(
-                    kind=KIND,
-                    status="skipped",
-                    message=f"the judge budget (${budget:g}) could be crossed by this request: not asked",
-                )
-            self.spend.cost_usd += worst  # held until the real cost is known
-            self.spend.requests += 1
-        cost = worst
+        held = self.budget.reserve_tokens(estimate_tokens(_SYSTEM + prompt), price)
+        if held is None:
+            return AssertionResult(
+                kind=KIND,
+                status="skipped",
+                message=f"the judge budget (${self.budget.limit_usd:g}) could be crossed by this request: "
+                "not asked",
+            )
+        self.requests += 1
         try:
-            answer_text, cost = await self._ask(provider, prompt, price)
+            answer_text = await self._ask(provider, prompt, price)
         except ProviderFailure as failure:
             return AssertionResult(
                 kind=KIND, status="skipped", message=f"the judge request failed: {failure.message}"
             )
         finally:
-            async with self._lock:
-                self.spend.cost_usd += cost - worst
+            self.budget.release(held)
         return verdict(answer_text, judge.min_score)
 
-    async def _ask(self, provider: OpenAIProvider, prompt: str, price: Any) -> tuple[str, float]:
+    async def _ask(self, provider: OpenAIProvider, prompt: str, price: Price | None) -> str:
         messages = [Message.system(_SYSTEM), Message.user(prompt)]
         answer = await provider.generate(messages, options=GenerateOptions(max_tokens=MAX_TOKENS))
-        cost = price.cost(answer.usage) if price is not None else 0.0
-        return answer.text, cost
+        self.budget.spend(answer.usage, price)
+        return answer.text
 
 
 def verdict(answer: str, min_score: float) -> AssertionResult:

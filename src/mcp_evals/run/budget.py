@@ -74,20 +74,21 @@ class Budget:
         self.reserved_usd += estimate
         return estimate
 
-    def request_cost(self, input_tokens: int) -> float:
+    def request_cost(self, input_tokens: int, price: Price | None = None) -> float:
         """The worst case of one request of ``input_tokens``: all of it at the dearest input rate (a cache
         write), output at ``max_tokens`` (0 when the price is unknown). Sessions know each request's
-        size before sending it; the conversation grows every turn, so the recent costs would not do."""
-        price = self.price
+        size before sending it; the conversation grows every turn, so the recent costs would not do.
+        ``price``: this request's model, when one budget holds several (the contract's judge)."""
+        price = price or self.price
         if price is None:
             return 0.0
         input_cost = input_tokens * max(price.input, price.cache_write) / 1_000_000
         output_cost = self.max_tokens * price.output / 1_000_000
         return (input_cost + output_cost) * (batch_discount() if self.batch else 1.0)
 
-    def reserve_tokens(self, input_tokens: int) -> float | None:
+    def reserve_tokens(self, input_tokens: int, price: Price | None = None) -> float | None:
         """Like ``reserve``, for a request whose input size is known (counted, or estimated high)."""
-        estimate = self.request_cost(input_tokens)
+        estimate = self.request_cost(input_tokens, price)
         if self.stopped or not self.allows(estimate):
             self.stopped = True
             return None
@@ -97,9 +98,9 @@ class Budget:
     def release(self, reservation: float) -> None:
         self.reserved_usd -= reservation
 
-    def spend(self, usage: Usage) -> float | None:
+    def spend(self, usage: Usage, price: Price | None = None) -> float | None:
         """The cost of an answer, counted as spent; None when the price is unknown."""
-        price = self.price
+        price = price or self.price
         if price is None:
             return None
         cost = price.cost(usage, batch=self.batch)

@@ -489,7 +489,7 @@ def summarize_dropouts(outcome: RunSummary) -> str:
     return ", ".join(f"{kind} {count}" for kind, count in sorted(outcome.dropouts.items()))
 
 
-async def run_eval(
+async def run_fixtures(
     provider: Provider,
     catalog: Catalog,
     fixtures: Sequence[Fixture],
@@ -502,9 +502,9 @@ async def run_eval(
     progress: Progress | None = None,
 ) -> RunSummary:
     """Ask ``provider`` about every fixture once per sample, with ``catalog`` as its tools, and write
-    ``results_path`` (library use).
-
-    The CLI does the same with the config's settings, validation, resume and shards on top.
+    ``results_path``: the bare loop, with default scoring and gate in the header (tests and
+    benchmarks). ``mcp_evals.run_eval`` (``api/run.py``) is the run with the whole config, as
+    ``mcp-evals run`` does it.
     """
     settings = settings or RunSettings()
     asker = Asker(provider, catalog, system_prompt, options)

@@ -478,11 +478,21 @@ class Harness:
             PROVIDERS.check(provider, runs_anew)
         except ValueError as error:
             raise HarnessError(str(error)) from None
-        if PROVIDERS[provider].paid and budget_usd is None:
+        # The budget is the argument or nothing: no EVAL_BUDGET_USD of the server's environment applies.
+        environment = {key: value for key, value in self.environ.items() if key != "EVAL_BUDGET_USD"}
+        from mcp_evals.run.spending import choose
+
+        # The run's own spending policy decides whether this bills (a keyless endpoint of your own
+        # does not) and, without the key it needs, starts nothing (exit 0, as `mcp-evals run` says
+        # it); everything else is decided by `mcp-evals run` itself.
+        spending = choose("run", environment, self.setup.config.run, provider=provider, model=model)
+        if spending.billable and budget_usd is None:
             raise HarnessError(
                 f"the {provider} provider spends money: give budget_usd (the most this run may spend); "
                 "nothing was sent"
             )
+        if spending.missing_key is not None:
+            return SelectionEval(exit_code=0, results=None, output=spending.missing_key.line("run"))
         folder = self.setup.resolve(".mcp-evals/runs")
         folder.mkdir(parents=True, exist_ok=True)
         from mcp_evals.contract.runner import new_run_id
@@ -498,8 +508,6 @@ class Harness:
             argv += ["--budget-usd", repr(budget_usd)]
         if limit is not None:
             argv += ["--limit", str(limit)]
-        # The budget is the argument or nothing: no EVAL_BUDGET_USD of the server's environment applies.
-        environment = {key: value for key, value in self.environ.items() if key != "EVAL_BUDGET_USD"}
         finished = await anyio.run_process(argv, env=environment, check=False)
         output = (finished.stdout + finished.stderr).decode("utf-8", errors="replace")
         return SelectionEval(

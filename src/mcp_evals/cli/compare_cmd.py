@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-import anyio
 import click
 
 from mcp_evals.catalog.model import Catalog
@@ -26,24 +25,20 @@ from mcp_evals.cli.options import ProviderChoice, config_inputs, config_option, 
 from mcp_evals.cli.paid import PaidModel, choose_paid_model
 from mcp_evals.compare.arms import Arm, DeferredArm, FullArm, GroupedArm, ToolSearch
 from mcp_evals.compare.estimate import describe_compare
-from mcp_evals.compare.paired import ArmInfo, ArmRecord, Comparison, compare_arms
-from mcp_evals.compare.runner import ArmsRunner, interleave
+from mcp_evals.compare.execute import ArmsSpend, arm_paths, run_arms
+from mcp_evals.compare.overlay import DescriptionOverlay, apply_overlay, overlay_file
+from mcp_evals.compare.paired import ArmRecord, Comparison, compare_arms
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, InputFileError, where
 from mcp_evals.files import atomic_write, check_writable, refuse_inputs
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, validate_fixtures
-from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.record.read import read_results
 from mcp_evals.report.comparison import render_comparison
 from mcp_evals.run.asker import Asker
-from mcp_evals.run.plan import EXPECT_NOTHING_CACHED, make_header, plan_fixtures, run_notes
-from mcp_evals.run.progress import Progress
-from mcp_evals.run.results_file import ResultsWriter
-from mcp_evals.run.retry import RetryPolicy
-from mcp_evals.run.runner import RunSettings, summarize_dropouts
+from mcp_evals.run.plan import plan_fixtures
 from mcp_evals.wording import alternatives
 
 DEFAULT_OUT = "mcp-evals-compare"
@@ -68,21 +63,11 @@ def _catalog(config: Config, snapshot: Path | None) -> Catalog:
 
 def with_descriptions(catalog: Catalog, config: Config) -> Catalog:
     """Catalog B: catalog A with the descriptions ``compare.descriptions`` gives (unknown tools refused)."""
-    overrides = config.compare.descriptions
-    suggest = Suggester(catalog.tool_names)
-    for name in overrides:
-        if name not in catalog.by_name:
-            line = config.line_of(("compare", "descriptions", name))
-            raise ConfigError(
-                f"{where(config.shown_path, line, f'compare.descriptions.{name}')}: no tool {name!r} in the "
-                f"catalog{did_you_mean(suggest(name))}",
-                hint="`mcp-evals catalog` lists the tools",
-            )
-    tools = [
-        tool.model_copy(update={"description": overrides[tool.name]}) if tool.name in overrides else tool
-        for tool in catalog.tools
-    ]
-    return Catalog(tools=tools, servers=catalog.servers)
+
+    def place(key: tuple[str, ...]) -> str:
+        return where(config.shown_path, config.line_of(("compare", *key)), "compare." + ".".join(key))
+
+    return apply_overlay(catalog, DescriptionOverlay(descriptions=config.compare.descriptions), place)
 
 
 def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config, arm: str) -> None:
@@ -157,13 +142,15 @@ def _refuse_both_kinds(config: Config) -> None:
         )
 
 
-def _unused_sections(config: Config, *, catalog_b: bool, arms: bool) -> list[str]:
-    """The compare sections of the config that a flag's choice of comparison leaves unused."""
+def _unused_sections(config: Config, *, catalog_b: str | None, arms: bool) -> list[str]:
+    """The compare sections of the config that a flag's choice of comparison leaves unused
+    (``catalog_b``: the flag that gives catalog B, if one does)."""
     notes = []
     if catalog_b and config.compare.arms:
-        notes.append(f"{_section(config, 'arms')} is not used: --catalog-b compares two catalogs")
+        notes.append(f"{_section(config, 'arms')} is not used: {catalog_b} compares two catalogs")
     if catalog_b and config.compare.descriptions:
-        notes.append(f"{_section(config, 'descriptions')} is not used: catalog B is the --catalog-b snapshot")
+        what = "the --catalog-b snapshot" if catalog_b == "--catalog-b" else "catalog A with --descriptions"
+        notes.append(f"{_section(config, 'descriptions')} is not used: catalog B is {what}")
     if arms and config.compare.descriptions:
         notes.append(
             f"{_section(config, 'descriptions')} is not used: --arms delivers the config's catalog as it "
@@ -242,6 +229,12 @@ def answers_anew(entry: ProviderEntry) -> bool:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Arm B's catalog snapshot (default: catalog A with `compare.descriptions`).",
 )
+@click.option(
+    "--descriptions",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Arm B: catalog A with the descriptions of this overlay file (descriptions.improved.yaml, as "
+    "`mcp-evals improve` writes it).",
+)
 @click.option("--arms", "arms_option", metavar="LIST", help="Deliveries to compare: full,deferred,grouped.")
 @click.option("--provider", type=ProviderChoice(answers_anew), help="As in run.")
 @click.option("--model", help="Model id (env EVAL_MODEL; default as in run).")
@@ -272,6 +265,7 @@ def compare(
     config_path: Path,
     catalog_a: Path | None,
     catalog_b: Path | None,
+    descriptions: Path | None,
     arms_option: str | None,
     provider: str | None,
     model: str | None,
@@ -288,22 +282,30 @@ def compare(
     """Run the same fixtures against two catalogs, or one catalog delivered several ways, paired.
 
     \b
-    Catalog A/B: --catalog-b SNAPSHOT (or compare.descriptions in the config) against the config's
-    catalog (or --catalog-a). Deliveries: --arms full,deferred,grouped (or compare.arms): the whole
-    catalog, the catalog behind tool search, or one router tool per area. One run, fixtures
-    interleaved across arms, same model and settings; the paired exact test per pair of arms and
-    per-area deltas. A paid model needs a budget cap. Exit 0 · 2 PRELIMINARY · 3 bad input.
+    Catalog A/B: --catalog-b SNAPSHOT, --descriptions OVERLAY (or compare.descriptions in the config)
+    against the config's catalog (or --catalog-a). Deliveries: --arms full,deferred,grouped (or
+    compare.arms): the whole catalog, the catalog behind tool search, or one router tool per area.
+    One run, fixtures interleaved across arms, same model and settings; the paired exact test per
+    pair of arms and per-area deltas. A paid model needs a budget cap. Exit 0 · 2 PRELIMINARY · 3 bad
+    input.
     """
     if from_dir is not None:
         return _render_again(from_dir)
     config = read_config(config_path)
-    if catalog_b is not None and arms_option is not None:
-        raise ConfigError("give --catalog-b (catalog A/B) or --arms (deliveries), not both")
-    if catalog_b is None and arms_option is None:
+    if catalog_b is not None and descriptions is not None:
+        raise ConfigError(
+            "give --catalog-b (a snapshot) or --descriptions (an overlay of catalog A), not both"
+        )
+    b_flag = (
+        "--catalog-b" if catalog_b is not None else "--descriptions" if descriptions is not None else None
+    )
+    if b_flag is not None and arms_option is not None:
+        raise ConfigError(f"give {b_flag} (catalog A/B) or --arms (deliveries), not both")
+    if b_flag is None and arms_option is None:
         _refuse_both_kinds(config)
-    kinds = [] if catalog_b is not None else _arm_kinds(arms_option, config)
-    ab = catalog_b is not None or (not kinds and bool(config.compare.descriptions))
-    for note in _unused_sections(config, catalog_b=catalog_b is not None, arms=arms_option is not None):
+    kinds = [] if b_flag is not None else _arm_kinds(arms_option, config)
+    ab = b_flag is not None or (not kinds and bool(config.compare.descriptions))
+    for note in _unused_sections(config, catalog_b=b_flag, arms=arms_option is not None):
         click.echo(f"note: {note}", err=True)
     if not ab and not kinds:
         raise ConfigError(
@@ -326,13 +328,15 @@ def compare(
     label_a = f"catalog A: {catalog_a}" if catalog_a else "catalog A: the catalog of the config"
     label_b = ""
     if ab:
-        second = _catalog(config, catalog_b) if catalog_b is not None else with_descriptions(first, config)
         count = len(config.compare.descriptions)
-        label_b = (
-            f"catalog B: {catalog_b}"
-            if catalog_b
-            else f"catalog B: catalog A with {count} new description(s)"
-        )
+        if catalog_b is not None:
+            second, label_b = _catalog(config, catalog_b), f"catalog B: {catalog_b}"
+        elif descriptions is not None:
+            second = overlay_file(descriptions, first)
+            label_b = f"catalog B: catalog A with the descriptions of {descriptions}"
+        else:
+            second = with_descriptions(first, config)
+            label_b = f"catalog B: catalog A with {count} new description(s)"
     arms = build_arms(
         config, paid, catalog_a=first, catalog_b=second, kinds=kinds, label_a=label_a, label_b=label_b
     )
@@ -350,7 +354,11 @@ def compare(
         for line in describe_compare(arms, planned, sample_count, paid.price, paid.budget_usd):
             click.echo(line)
         return EXIT_OK
-    snapshots = {"the snapshot of catalog A": catalog_a, "the snapshot of catalog B": catalog_b}
+    snapshots = {
+        "the snapshot of catalog A": catalog_a,
+        "the snapshot of catalog B": catalog_b,
+        "the descriptions file": descriptions,
+    }
     destination = out or Path(DEFAULT_OUT)
     return _run(
         config, snapshots, paid, arms, planned, fixtures, sample_count, limit, concurrency, destination
@@ -369,67 +377,23 @@ def _run(
     concurrency: int | None,
     out: Path,
 ) -> int:
-    paths = {arm.name: out / f"{arm.name}.ndjson" for arm in arms}
-    outputs = [*paths.values(), out / COMPARISON_JSON, out / COMPARISON_MD]
+    outputs = [*arm_paths(arms, out).values(), out / COMPARISON_JSON, out / COMPARISON_MD]
     inputs = {**config_inputs(config), **snapshots}
     for path in outputs:
         refuse_inputs(path, inputs, what="the output")
         check_writable(path)
-    writers = {}
-    for arm in arms:
-        notes = [*arm.notes(), *run_notes(arm.asker, paid.price)]
-        if (
-            arm.kind != "full"
-        ):  # the caching estimate is about the whole catalog, which this arm does not send
-            notes = [note for note in notes if EXPECT_NOTHING_CACHED not in note]
-        header = make_header(
-            asker=arm.asker,
-            planned=planned,
-            all_fixtures=fixtures,
-            samples=samples,
-            shard=None,
-            limit=limit,
-            exclude_tools=config.exclude_tools,
-            scoring=config.scoring,
-            gate=config.gate,
-            notes=notes,
-        )
-        writers[arm.name] = ResultsWriter(paths[arm.name], header)
-    jobs = interleave([arm.name for arm in arms], planned, samples)
-    workers = concurrency or config.run.concurrency or 4
-    runner = ArmsRunner(
+    records, _ = run_arms(
+        config,
         arms,
-        RunSettings(
-            concurrency=workers,
-            retry=RetryPolicy(max_attempts=config.run.max_attempts, max_wait=config.run.max_wait),
-            budget_usd=paid.budget_usd,
-            price=paid.price,
-            request_deadline=config.run.timeout * 3,
-        ),
-        writers,
-        progress=Progress(len(jobs), label="mcp-evals compare"),
-        total=len(jobs),
+        planned,
+        fixtures,
+        ArmsSpend(paid.budget_usd, paid.price),
+        out,
+        samples=samples,
+        limit=limit,
+        concurrency=concurrency,
+        say=lambda line: click.echo(line, err=True),
     )
-    click.echo(
-        f"mcp-evals compare: {len(planned)} fixtures × {samples} sample(s) × {len(arms)} arms "
-        f"({', '.join(arm.name for arm in arms)}) = {len(jobs)} jobs · "
-        f"{paid.choice.name}/{paid.settings.model} · concurrency {workers}",
-        err=True,
-    )
-    summary = anyio.run(runner.run, jobs)
-    parts = [f"{summary.reached}/{summary.planned} reached", f"dropouts: {summarize_dropouts(summary)}"]
-    if paid.price is not None:
-        parts.append(f"cost ${summary.spent_usd:.4f}")
-    click.echo(f"mcp-evals compare: {' · '.join(parts)} → {out}", err=True)
-    if summary.fatal is not None:
-        click.echo(f"mcp-evals compare: stopped by a fatal error: {summary.fatal.message}", err=True)
-    records = [
-        ArmRecord(
-            ArmInfo(name=arm.name, kind=arm.kind, label=arm.label, results=paths[arm.name].name),
-            read_results(paths[arm.name]),
-        )
-        for arm in arms
-    ]
     return _finish(compare_arms(records, alpha=config.compare.alpha), out)
 
 

@@ -92,6 +92,7 @@ RANKS = {
     "session": 14,
     "synth": 14,
     "importers": 14,
+    "improve": 15,
     "github": 15,
     "action": 16,
     "serve": 17,

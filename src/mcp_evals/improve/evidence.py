@@ -1,9 +1,9 @@
 """The proof, pair by pair and overall (pure): arm A (the current descriptions) against arm B (the
 rewrites) on the test split, from their records alone.
 
-A target pair concerns the test fixtures that expect either of its tools, and those whose answer in
-either arm called one (a rewrite that draws another tool's requests breaks them). Over those
-answered in both arms, *fixes* (wrong before, right after) and *breaks* are tested with the exact
+A target pair concerns the test fixtures that expect either of its tools (what a rewrite breaks
+elsewhere, drawing another tool's requests, counts in the overall verdict). Over those answered in
+both arms, *fixes* (wrong before, right after) and *breaks* are tested with the exact
 sign test (McNemar's on right/wrong pairs), and the p-values of the pairs are adjusted for testing
 several at once (Holm's method). A pair is *improved* or *worse* when its adjusted p is below alpha,
 *no detectable change* otherwise; *not proven* when a fixture it expects was never answered in both
@@ -13,6 +13,7 @@ arms (a budget stop, a dropout); *not tested* when no test fixture concerns it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from mcp_evals.baseline.compare import sign_test
 from mcp_evals.compare.paired import Comparison, PairedDifference, signed
@@ -31,15 +32,6 @@ def rightness(scorecard: Scorecard) -> dict[str, bool]:
     }
 
 
-def chosen_tools(scorecard: Scorecard) -> dict[str, str | None]:
-    """Fixture id → the tool its shown answer called first (None: no call)."""
-    return {
-        fixture.id: fixture.representative.chosen
-        for fixture in scorecard.fixtures
-        if fixture.representative is not None
-    }
-
-
 def holm(p_values: Sequence[float]) -> list[float]:
     """Holm's step-down adjustment: each p-value as it stands among ``len(p_values)`` tests."""
     order = sorted(range(len(p_values)), key=lambda index: p_values[index])
@@ -51,7 +43,10 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
-def _verdict(delta: float, p_adjusted: float, alpha: float) -> str:
+Decided = Literal["improved", "worse", "no detectable change"]
+
+
+def _verdict(delta: float, p_adjusted: float, alpha: float) -> Decided:
     if p_adjusted < alpha and delta > _EPSILON:
         return "improved"
     if p_adjusted < alpha and delta < -_EPSILON:
@@ -69,20 +64,12 @@ def pair_verdicts(
 ) -> list[PairVerdict]:
     """Each target pair on the test split (see the module docstring)."""
     right_a, right_b = rightness(before), rightness(after)
-    chosen_a, chosen_b = chosen_tools(before), chosen_tools(after)
     rows: list[PairVerdict] = []
     for pair in pairs:
         tools = set(pair.tools)
-        expecting = [
+        concerned = [
             fixture.id for fixture in test if fixture.kind == "select" and tools & set(fixture.expected_tools)
         ]
-        drawn = [
-            fixture.id
-            for fixture in test
-            if fixture.id not in expecting
-            and (chosen_a.get(fixture.id) in tools or chosen_b.get(fixture.id) in tools)
-        ]
-        concerned = [*expecting, *drawn]
         paired = [fixture for fixture in concerned if fixture in right_a and fixture in right_b]
         fixes = [fixture for fixture in paired if right_b[fixture] and not right_a[fixture]]
         breaks = [fixture for fixture in paired if right_a[fixture] and not right_b[fixture]]
@@ -90,7 +77,7 @@ def pair_verdicts(
             tools=pair.tools,
             fixtures=concerned,
             paired=len(paired),
-            unanswered=[fixture for fixture in expecting if fixture not in paired],
+            unanswered=[fixture for fixture in concerned if fixture not in paired],
             fixes=fixes,
             breaks=breaks,
             p_value=sign_test(len(breaks), len(fixes)),
@@ -109,7 +96,7 @@ def pair_verdicts(
             row.verdict = "not tested"
         else:
             delta = (row.after or 0.0) - (row.before or 0.0)
-            row.verdict = _verdict(delta, row.p_adjusted, alpha)  # type: ignore[assignment]
+            row.verdict = _verdict(delta, row.p_adjusted, alpha)
     return rows
 
 

@@ -88,12 +88,10 @@ class PairVerdict(StrictModel):
     tools: tuple[str, str]
     fixtures: list[str] = Field(
         default_factory=list,
-        description="Test fixtures that expect either tool, or whose answer in either arm called one.",
+        description="The test fixtures that expect either tool.",
     )
     paired: int = Field(0, description="Of those, answered in both arms.")
-    unanswered: list[str] = Field(
-        default_factory=list, description="Those that expect either tool but were not answered in both arms."
-    )
+    unanswered: list[str] = Field(default_factory=list, description="Those not answered in both arms.")
     before: float | None = Field(None, description="Accuracy (0–100) before, on the paired fixtures.")
     after: float | None = None
     fixes: list[str] = Field(default_factory=list)

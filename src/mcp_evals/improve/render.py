@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from mcp_evals.compare.paired import ArmSummary
@@ -111,7 +112,8 @@ def _verdicts(rows: Sequence[PairVerdict], alpha: float) -> list[str]:
         )
     lines += [
         "",
-        f"A pair's fixtures are the test fixtures that expect either tool, or whose answer called one. "
+        "A pair's fixtures are the test fixtures that expect either tool (what a rewrite breaks elsewhere "
+        "counts in the overall verdict). "
         f"Improved or worse: p below {alpha:g} after Holm's adjustment for testing "
         f"{plural(sum(1 for row in rows if row.paired), 'pair')} at once.",
     ]
@@ -137,7 +139,9 @@ def _proposal(proposal: Proposal, verdicts: dict[str, list[PairVerdict]]) -> lis
     if proposal.why:
         lines += ["", f"Why: {md_text(proposal.why, 400)}"]
     if proposal.answers:
-        lines += ["", "Answers the lint's " + "; ".join(str(md_text(item, 200)) for item in proposal.answers)]
+        rules = Counter(item.split(" ", 1)[0] for item in proposal.answers)
+        listed = ", ".join(f"{rule} ×{count}" if count > 1 else rule for rule, count in sorted(rules.items()))
+        lines += ["", f"No longer has the lint's {md_text(listed)} (improve.json lists them)."]
     shown = verdicts.get(proposal.tool, [])
     if shown:
         lines += ["", "Evidence: " + "; ".join(f"{_pair(row.tools)}: {row.verdict}" for row in shown)]

@@ -1,7 +1,9 @@
 """What changed between two catalogs: added, removed, probably renamed, re-described, re-shaped tools.
 
 Pure functions over ``Catalog``; ``mcp-evals catalog diff`` prints the result and reports reuse it.
-Two catalogs with the same hash have no changes, and two with different hashes have at least one.
+Two catalogs with the same hash have no tool changes, and two with different hashes have at least
+one; changes to resources, resource templates and prompts (``extras``, where both sides recorded
+them) do not move the hash.
 ``changes`` lists them one per line, classified breaking / selection-affecting / compatible
 (``classify``).
 """
@@ -13,7 +15,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from mcp_evals.catalog.classify import ChangeClass, ClassifiedChange, classify_catalogs, counts
+from mcp_evals.catalog.classify import (
+    ChangeClass,
+    ClassifiedChange,
+    classify_catalogs,
+    classify_extras,
+    counts,
+    sort_key,
+)
 from mcp_evals.catalog.model import Catalog, Tool, canonical_json
 
 # A tool without parameters shares its (empty) schema with every other one; only a description
@@ -82,6 +91,9 @@ class CatalogDiff(BaseModel):
     description_changed: list[DescriptionChange] = Field(default_factory=list)
     schema_changed: list[SchemaChange] = Field(default_factory=list)
     other_changed: list[OtherChange] = Field(default_factory=list)
+    extras: list[ClassifiedChange] = Field(
+        default_factory=list, description="Changes to resources, resource templates and prompts."
+    )
     changes: list[ClassifiedChange] = Field(
         default_factory=list, description="Every change, one per line, most severe class first."
     )
@@ -100,6 +112,7 @@ class CatalogDiff(BaseModel):
             + len(self.description_changed)
             + len(self.schema_changed)
             + len(self.other_changed)
+            + len(self.extras)
         )
 
     @property
@@ -139,8 +152,11 @@ def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
         ]
         if fields:
             diff.other_changed.append(OtherChange(name=name, fields=fields))
-    diff.changes = classify_catalogs(
-        old, new, [(pair.old, pair.new) for pair in diff.renamed], diff.added, diff.removed
+    diff.extras = classify_extras(old, new)
+    diff.changes = sorted(
+        classify_catalogs(old, new, [(pair.old, pair.new) for pair in diff.renamed], diff.added, diff.removed)
+        + diff.extras,
+        key=sort_key,
     )
     return diff
 

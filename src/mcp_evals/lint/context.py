@@ -20,6 +20,7 @@ from mcp_evals.lint.schemas import pipeline_parameters, properties_of, walk
 from mcp_evals.lint.text import canonical_parts, surface_words
 from mcp_evals.providers.pricing import Price
 from mcp_evals.providers.tokens import estimate_tokens
+from mcp_evals.servers.model import Conformance
 
 if TYPE_CHECKING:
     from mcp_evals.lint.pairs import Features, PairAnalysis
@@ -36,6 +37,9 @@ class Hit:
     terms: tuple[str, ...] = ()
     # For a finding about the fixture set as a whole: point at the config's `fixtures:` line.
     fixture_set: bool = False
+    # What it is about when not a tool (a prompt, a resource, a method), and the server to point at.
+    subject: str | None = None
+    server: str | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class LintContext:
     price: Price | None = None
     model: str | None = None
     probe: Sequence[ProbeResult] | None = None
+    conformance: Sequence[Conformance] | None = None
 
     @property
     def tools(self) -> list[Tool]:

@@ -1,5 +1,5 @@
 """The lint rules, one module per category: naming, descriptions, schema, tokens, consistency, fixtures,
-and the live probe. Each rule is a function registered with ``@rule`` (see ``lint.registry``)."""
+security, and the live probe. Each rule is a function registered with ``@rule`` (see ``lint.registry``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,10 @@ from mcp_evals.lint.rules import (  # noqa: F401  (importing them registers thei
     fixtures,
     naming,
     probe,
+    protocol,
+    resources,
     schema,
+    security,
     tokens,
 )
 

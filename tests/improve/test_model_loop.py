@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from conftest import Cli
-from fakes.fake_anthropic import FakeAnthropic
+from fakes.fake_anthropic import FakeAnthropic, Text
 from mcp_evals.compare.overlay import DescriptionOverlay
 from mcp_evals.improve.model import ImproveReport
 from mcp_evals.record.read import read_results
@@ -189,3 +189,24 @@ def test_a_paid_improve_needs_a_budget_cap_and_sends_nothing_without_one(
 
     assert result.code == 3 and "no budget cap is set" in result.err
     assert wordy_api.requests == [] and not project.out.exists()
+
+
+def test_a_proposer_that_never_answers_in_json_leaves_its_targets_not_proposed(
+    improve_project: MakeImproveProject, wordy_api: FakeAnthropic, wordy: Wordy, cli: Cli
+) -> None:
+    project = improve_project(vague=True, run={"max_attempts": 2})
+    wordy.propose = lambda prompt: Text("Sure! Here is a better description: it lists tickets.")  # type: ignore[method-assign]
+
+    result = cli(
+        "improve", "--config", project.config, "--budget-usd", "5", "--pairs", "2", "--out", project.out
+    )
+
+    assert result.code == 2, result.err  # incomplete: no crash, no wrong answer
+    report = report_of(project.out)
+    assert report.proposals and all(proposal.status == "not proposed" for proposal in report.proposals)
+    assert all(
+        "no usable answer after every retry (invalid_response)" in (p.reason or "") for p in report.proposals
+    )
+    assert report.overall == "nothing to prove" and report.comparison is None
+    assert not (project.out / "proof" / "A.ndjson").exists()
+    assert "### Not proposed or dropped" in result.out

@@ -4,14 +4,17 @@ lint's check, the evidence, improve.md."""
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.compare.paired import Comparison
+from mcp_evals.config.load import load_config
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.improve.check import check_proposals
 from mcp_evals.improve.evidence import holm, overall, pair_verdicts
+from mcp_evals.improve.loop import ImproveSettings, _places
 from mcp_evals.improve.model import ImproveReport, LintNote, PairVerdict, Proposal, TargetPair, ToolTarget
 from mcp_evals.improve.prompts import examples, held_out, parse_proposal, proposal_prompt
 from mcp_evals.improve.render import description_diff, render_improve
@@ -260,3 +263,33 @@ def test_improve_md_escapes_what_servers_and_models_wrote() -> None:
     assert "<script>" not in outside and "<img" not in outside and "@here" not in outside
     assert description_diff("One. Two, e.g. three.", "One. Four.") == " One.\n-Two, e.g. three.\n+Four."
     assert Comparison  # the proof's own model is the one compare writes
+
+
+def test_apply_leaves_out_a_worse_proof_and_the_tools_of_a_worse_pair(tmp_path: Path) -> None:
+    source = tmp_path / "server.py"
+    text = (
+        "@mcp.tool(description='Get one ticket.')\ndef get_ticket(): ...\n"
+        "@mcp.tool(description='List tickets.')\ndef list_tickets(): ...\n"
+    )
+    source.write_text(text, "utf-8")
+    config = tmp_path / "mcp-evals.yaml"
+    config.write_text("servers:\n  - name: s\n    command: python\n    args: [server.py]\n", "utf-8")
+    proposals = [
+        Proposal(tool="get_ticket", old_description="Get one ticket.", description="One ticket, whole."),
+        Proposal(tool="list_tickets", old_description="List tickets.", description="Tickets by status."),
+    ]
+    worse_pair = PairVerdict(tools=("get_ticket", "search_tickets"), verdict="worse")
+    report = ImproveReport(
+        provider="p", model="m", proposals=proposals, verdicts=[worse_pair], overall="improved"
+    )
+    settings = ImproveSettings(apply=True)
+
+    places = _places(load_config(config), report, settings)
+
+    assert {place.tool: place.applied for place in places} == {"get_ticket": False, "list_tickets": True}
+    assert source.read_text("utf-8") == text.replace("'List tickets.'", "'Tickets by status.'")
+    worse = report.model_copy(update={"overall": "worse"})
+    _places(load_config(config), worse, settings)
+    assert "'Tickets by status.'" in source.read_text(
+        "utf-8"
+    ) and "'One ticket, whole.'" not in source.read_text("utf-8")

@@ -11,6 +11,7 @@ import pytest
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.compare.paired import Comparison
 from mcp_evals.config.load import load_config
+from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.improve.check import check_proposals
 from mcp_evals.improve.evidence import holm, overall, pair_verdicts
@@ -48,6 +49,8 @@ def test_a_fixture_keeps_its_split_and_the_unsplit_are_placed_the_same_every_tim
     # a test split that is given is frozen: everything unmarked joins dev
     assert [f.id for f in given.test] == [helpdesk_fixtures[3].id]
     assert "joined dev" in given.notes[0]
+    with pytest.raises(ConfigError, match="no fixture is in the test split"):
+        split_fixtures([f.model_copy(update={"split": "dev"}) for f in helpdesk_fixtures])
 
 
 # -- targets ----------------------------------------------------------------------------------------

@@ -184,7 +184,10 @@ def improve(
         )
         return EXIT_OK
     outputs = Outputs(out or Path(DEFAULT_OUT))
-    outputs.check({**config_inputs(config), "the catalog snapshot": snapshot, "the results file": results})
+    outputs.check(
+        {**config_inputs(config), "the catalog snapshot": snapshot, "the results file": results},
+        dev_run=results is None,
+    )
 
     def say(line: str) -> None:
         click.echo(line, err=True)

@@ -131,21 +131,22 @@ class Outputs:
     def proof(self) -> Path:
         return self.out / "proof"
 
-    def all(self) -> list[Path]:
+    def all(self, *, dev_run: bool = True) -> list[Path]:
+        """Every file it writes (the dev run's only when there is one: not with ``--results``)."""
         return [
             self.markdown,
             self.json,
             self.overlay,
-            self.dev / f"{DEV_ARM}.ndjson",
+            *([self.dev / f"{DEV_ARM}.ndjson"] if dev_run else []),
             self.proof / "A.ndjson",
             self.proof / "B.ndjson",
             self.proof / COMPARISON_JSON,
             self.proof / COMPARISON_MD,
         ]
 
-    def check(self, inputs: dict[str, Path | None]) -> None:
+    def check(self, inputs: dict[str, Path | None], *, dev_run: bool = True) -> None:
         """Before anything is spent: no output is an input, and every one can be written."""
-        for path in self.all():
+        for path in self.all(dev_run=dev_run):
             refuse_inputs(path, inputs, what="the output")
             check_writable(path)
 

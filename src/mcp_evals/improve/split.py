@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.synth.assemble import assign_splits
 from mcp_evals.wording import plural
@@ -32,7 +33,7 @@ class Split:
 
 
 def split_fixtures(fixtures: Sequence[Fixture], test_share: float = DEFAULT_TEST_SHARE) -> Split:
-    """Each fixture in dev or test (see the module docstring)."""
+    """Each fixture in dev or test (see the module docstring); no test fixture at all is bad input."""
     unsplit = [fixture for fixture in fixtures if fixture.split is None]
     placed: dict[str, str] = {}
     notes: list[str] = []
@@ -57,4 +58,11 @@ def split_fixtures(fixtures: Sequence[Fixture], test_share: float = DEFAULT_TEST
     for fixture in fixtures:
         split = fixture.split or placed.get(fixture.id, "dev")
         (test if split == "test" else dev).append(fixture)
+    if not test:
+        raise ConfigError(
+            f"no fixture is in the test split ({plural(len(dev), 'dev fixture')}): improve proves a rewrite "
+            "on fixtures its proposer never saw",
+            hint="mark some fixtures `split: test`, or leave some without a `split:` (about --test-share "
+            "of each tool's are then held out)",
+        )
     return Split(dev, test, notes)

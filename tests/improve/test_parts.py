@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_evals.catalog.model import Catalog
+from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.compare.paired import Comparison
 from mcp_evals.config.load import load_config
 from mcp_evals.errors import ConfigError
@@ -287,12 +287,20 @@ def test_apply_leaves_out_a_worse_proof_and_the_tools_of_a_worse_pair(tmp_path: 
     )
     settings = ImproveSettings(apply=True)
 
-    places = _places(load_config(config), report, settings)
+    catalog = Catalog(
+        tools=[
+            Tool(
+                name=proposal.tool, description=proposal.old_description, server="s", wire_name=proposal.tool
+            )
+            for proposal in proposals
+        ]
+    )
+    places = _places(load_config(config), catalog, report, settings)
 
     assert {place.tool: place.applied for place in places} == {"get_ticket": False, "list_tickets": True}
     assert source.read_text("utf-8") == text.replace("'List tickets.'", "'Tickets by status.'")
     worse = report.model_copy(update={"overall": "worse"})
-    _places(load_config(config), worse, settings)
+    _places(load_config(config), catalog, worse, settings)
     assert "'Tickets by status.'" in source.read_text(
         "utf-8"
     ) and "'One ticket, whole.'" not in source.read_text("utf-8")

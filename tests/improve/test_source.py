@@ -134,6 +134,20 @@ def test_a_file_that_changed_since_it_was_read_is_not_written(sources: list[Path
     assert not any(place.applied for place in places)
 
 
+def test_a_literal_that_also_describes_something_not_rewritten_is_left_for_a_person(
+    sources: list[Path], tmp_path: Path
+) -> None:
+    """One constant (`noteId`) describes the note_id of every tool that takes one: rewriting it for
+    one tool would rewrite it for all."""
+    published = {**OLD, ("append_to_note", "note_id"): "The note id, e.g.  n-104."}
+    places = source_places(
+        find_descriptions(sources, OLD), NEW, OLD, apply=True, base=tmp_path, published=published
+    )
+    place = next(place for place in places if place.parameter == "note_id")
+    assert not place.applied and "also describes append_to_note.note_id" in place.note
+    assert '.describe("The note id, e.g. n-104.")' in sources[1].read_text("utf-8")
+
+
 def test_new_text_that_would_need_escaping_is_left_for_a_person(sources: list[Path], tmp_path: Path) -> None:
     quoted = {**NEW, ("list_tickets", None): 'List tickets, "open" first.'}
     places = source_places(find_descriptions(sources, OLD), quoted, OLD, apply=True, base=tmp_path)

@@ -505,11 +505,13 @@ def improve(
         incomplete=incomplete,
         notes=notes,
     )
-    improved.places = _places(config, improved, settings)
+    improved.places = _places(config, catalog, improved, settings)
     return improved
 
 
-def _places(config: Config, report: ImproveReport, settings: ImproveSettings) -> list[SourcePlace]:
+def _places(
+    config: Config, catalog: Catalog, report: ImproveReport, settings: ImproveSettings
+) -> list[SourcePlace]:
     """Where the rewritten descriptions are written in the server's source (applied with --apply)."""
     accepted = report.accepted
     if not accepted:
@@ -529,7 +531,13 @@ def _places(config: Config, report: ImproveReport, settings: ImproveSettings) ->
         new = {key: text for key, text in new.items() if key[0] not in worse}
     files = source_files(config, settings.sources)
     found = find_descriptions(files, old)
-    return source_places(found, new, old, apply=apply, base=config.base_dir)
+    published: dict[tuple[str, str | None], str] = {}
+    for tool in catalog.tools:
+        published[(tool.name, None)] = tool.description
+        for name, spec in tool.parameters.items():
+            if isinstance(spec, dict) and isinstance(spec.get("description"), str):
+                published[(tool.name, name)] = spec["description"]
+    return source_places(found, new, old, apply=apply, base=config.base_dir, published=published)
 
 
 def dry_plan(

@@ -49,7 +49,7 @@ Key = tuple[str, str | None]  # (tool, parameter or None for the tool's own desc
 
 
 @dataclass(frozen=True)
-class Literal:
+class StringLiteral:
     """A string literal (or literals joined by ``+``) in a source file."""
 
     value: str
@@ -96,7 +96,7 @@ def _offsets(text: str) -> list[int]:
     return starts
 
 
-def python_literals(text: str) -> Iterator[Literal]:
+def python_literals(text: str) -> Iterator[StringLiteral]:
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
@@ -132,11 +132,11 @@ def python_literals(text: str) -> Iterator[Literal]:
         raw = text[start:end]
         match = re.fullmatch(r"([uU]?)('''|\"\"\"|'|\")(.*)\2", raw, flags=re.DOTALL)
         if match is None:  # a prefix (r, f, b), or literals joined implicitly: not edited in place
-            yield Literal(value, node.lineno, start, end, kind, "")
+            yield StringLiteral(value, node.lineno, start, end, kind, "")
             continue
         quote = match.group(2)
         inner = start + len(match.group(1)) + len(quote)
-        yield Literal(value, node.lineno, inner, end - len(quote), kind, quote)
+        yield StringLiteral(value, node.lineno, inner, end - len(quote), kind, quote)
 
 
 # -- TypeScript and JavaScript ----------------------------------------------------------------------
@@ -198,7 +198,7 @@ def _script_tokens(text: str) -> Iterator[tuple[int, int, str]]:
             index += 1
 
 
-def script_literals(text: str) -> Iterator[Literal]:
+def script_literals(text: str) -> Iterator[StringLiteral]:
     tokens = list(_script_tokens(text))
     position = 0
     while position < len(tokens):
@@ -220,15 +220,15 @@ def script_literals(text: str) -> Iterator[Literal]:
         start, end, quote = group[0][0], group[-1][1], group[0][2]
         line = text.count("\n", 0, start) + 1
         if len(group) == 1:
-            yield Literal(value, line, start + 1, end - 1, kind, quote)
+            yield StringLiteral(value, line, start + 1, end - 1, kind, quote)
         else:
-            yield Literal(value, line, start, end, kind, "")
+            yield StringLiteral(value, line, start, end, kind, "")
 
 
 # -- finding and applying ---------------------------------------------------------------------------
 
 
-def _literals(path: Path, text: str) -> Iterator[Literal]:
+def _literals(path: Path, text: str) -> Iterator[StringLiteral]:
     return python_literals(text) if path.suffix in PYTHON else script_literals(text)
 
 
@@ -247,7 +247,7 @@ class Found:
 
     path: Path
     key: Key
-    literal: Literal
+    literal: StringLiteral
     exact: bool
 
 
@@ -285,9 +285,23 @@ def _shown(path: Path, base: Path) -> str:
 
 
 def source_places(
-    found: Sequence[Found], new: Mapping[Key, str], old: Mapping[Key, str], *, apply: bool, base: Path
+    found: Sequence[Found],
+    new: Mapping[Key, str],
+    old: Mapping[Key, str],
+    *,
+    apply: bool,
+    base: Path,
+    published: Mapping[Key, str] | None = None,
 ) -> list[SourcePlace]:
-    """The places to list, and, with ``apply``, the files written (see the module docstring)."""
+    """The places to list, and, with ``apply``, the files written (see the module docstring).
+
+    ``published``: every description the catalog publishes; a literal whose text is also the
+    description of something not rewritten may serve both (one constant for every ``note_id``), so
+    it is left for a person."""
+    others: dict[str, list[Key]] = defaultdict(list)
+    for key, text in (published or {}).items():
+        if key not in new:
+            others[_normal(text)].append(key)
     by_span: dict[tuple[Path, int, int], list[Found]] = defaultdict(list)
     for item in found:
         by_span[(item.path, item.literal.start, item.literal.end)].append(item)
@@ -296,18 +310,23 @@ def source_places(
     for span, items in by_span.items():
         first = items[0]
         texts = {new[item.key] for item in items if item.key in new}
-        if not first.exact:
+        shared = others.get(_normal(first.literal.value), [])
+        if shared:
+            name, parameter = shared[0]
+            what = f"{name}.{parameter}" if parameter else name
+            notes[span] = f"the same text also describes {what}, which is not rewritten: edit it by hand"
+        elif not first.exact:
             notes[span] = (
                 "the literal is not the published text as it is (reflowed, joined, escaped): edit it"
             )
         elif len(texts) != 1:
             notes[span] = "one literal serves several descriptions with different rewrites: edit it by hand"
         else:
-            text = _escaped(next(iter(texts)), first.literal.quote)
-            if text is None:
+            written = _escaped(next(iter(texts)), first.literal.quote)
+            if written is None:
                 notes[span] = "the new text needs escaping in this literal: edit it by hand"
             elif apply:
-                edits[span[0]].append((span[1], span[2], old[first.key], text))
+                edits[span[0]].append((span[1], span[2], old[first.key], written))
             else:
                 notes[span] = "--apply replaces it"
     for path, changes in edits.items():

@@ -14,7 +14,7 @@ from mcp_evals.config.load import load_config
 from mcp_evals.errors import ConfigError
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.improve.check import check_proposals
-from mcp_evals.improve.evidence import holm, overall, pair_verdicts
+from mcp_evals.improve.evidence import overall, pair_verdicts
 from mcp_evals.improve.loop import ImproveSettings, _places
 from mcp_evals.improve.model import ImproveReport, LintNote, PairVerdict, Proposal, TargetPair, ToolTarget
 from mcp_evals.improve.prompts import examples, held_out, parse_proposal, proposal_prompt
@@ -200,12 +200,6 @@ def _card(right: dict[str, bool]) -> Scorecard:
         for fixture_id, ok in right.items()
     ]
     return Scorecard.model_construct(fixtures=fixtures)
-
-
-def test_holm_adjusts_each_p_value_for_the_number_of_pairs_tested() -> None:
-    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
-    assert holm([0.5]) == [0.5]
-    assert holm([]) == []
 
 
 def test_a_pair_is_improved_worse_unchanged_not_proven_or_not_tested_on_its_own_fixtures() -> None:

@@ -10,7 +10,6 @@ them) do not move the hash.
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -24,6 +23,7 @@ from mcp_evals.catalog.classify import (
     sort_key,
 )
 from mcp_evals.catalog.model import Catalog, Tool, canonical_json
+from mcp_evals.suggest import similarity as text_similarity
 
 # A tool without parameters shares its (empty) schema with every other one; only a description
 # this similar makes such a pair a rename rather than a coincidence.
@@ -164,7 +164,7 @@ def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
 def similarity(a: str, b: str) -> float:
     if not a and not b:
         return 1.0
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+    return text_similarity(a, b)
 
 
 def _renames(removed: list[Tool], added: list[Tool]) -> list[RenamedTool]:

@@ -39,7 +39,7 @@ from mcp_evals.record.read import read_results
 from mcp_evals.report.comparison import render_comparison
 from mcp_evals.run.asker import Asker
 from mcp_evals.run.plan import plan_fixtures
-from mcp_evals.wording import alternatives
+from mcp_evals.wording import alternatives, plural
 
 DEFAULT_OUT = "mcp-evals-compare"
 ARM_KINDS = ("full", "deferred", "grouped")
@@ -78,8 +78,8 @@ def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config, a
         errors = [str(problem) for problem in problems if problem.severity == "error"]
         shown = "\n".join(f"  {line}" for line in errors[:20])
         raise InputFileError(
-            f"the fixtures do not validate against the catalog of arm {arm!r} ({len(errors)} error(s)); "
-            f"not comparing:\n{shown}",
+            f"the fixtures do not validate against the catalog of arm {arm!r} "
+            f"({plural(len(errors), 'error')}); not comparing:\n{shown}",
             hint="a comparison asks the same fixtures of every arm: each catalog must have their tools",
         )
 
@@ -336,7 +336,7 @@ def compare(
             label_b = f"catalog B: catalog A with the descriptions of {descriptions}"
         else:
             second = with_descriptions(first, config)
-            label_b = f"catalog B: catalog A with {count} new description(s)"
+            label_b = f"catalog B: catalog A with {plural(count, 'new description')}"
     arms = build_arms(
         config, paid, catalog_a=first, catalog_b=second, kinds=kinds, label_a=label_a, label_b=label_b
     )

@@ -52,7 +52,7 @@ def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -
         errors = [str(problem) for problem in problems if problem.severity == "error"]
         shown = "\n".join(f"  {line}" for line in errors[:20])
         raise InputFileError(
-            f"the fixtures do not validate against the catalog ({len(errors)} error(s)); not "
+            f"the fixtures do not validate against the catalog ({plural(len(errors), 'error')}); not "
             f"improving:\n{shown}",
             hint="`mcp-evals validate` lists every problem",
         )

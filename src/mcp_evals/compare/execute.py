@@ -100,7 +100,8 @@ def run_arms(
     )
     provider = arms[0].provider
     say(
-        f"{command}: {len(planned)} fixtures × {samples} sample(s) × {plural(len(arms), 'arm')} "
+        f"{command}: {plural(len(planned), 'fixture')} × {plural(samples, 'sample')} × "
+        f"{plural(len(arms), 'arm')} "
         f"({', '.join(arm.name for arm in arms)}) = {len(jobs)} jobs · "
         f"{provider.name}/{provider.settings.model} · concurrency {workers}"
     )

@@ -27,8 +27,8 @@ from pydantic import Field, ValidationError
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.config.documents import describe_validation_error, load_document_as, shown
 from mcp_evals.errors import ConfigError, InputFileError, McpEvalsError, where
-from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.strict import StrictModel
+from mcp_evals.suggest import Suggester, did_you_mean
 
 OVERLAY_FILE = "descriptions.improved.yaml"
 # Where a key of the overlay was written, as ``file:line (key)``, for messages.

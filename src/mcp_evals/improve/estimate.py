@@ -56,12 +56,13 @@ def describe_improve(plan: DryPlan, price: Price | None, budget_usd: float | Non
         "fixtures only",
     ]
     dev_line = (
-        f"1. dev run: {plural(len(plan.dev), 'dev fixture')} × {plan.samples} sample(s), to find the pairs"
+        f"1. dev run: {plural(len(plan.dev), 'dev fixture')} × {plural(plan.samples, 'sample')}, to find "
+        "the pairs"
         if plan.dev
         else "1. dev run: none (the pairs come from --results, or from the lint alone)"
     )
     proof_line = (
-        f"3. proof: {plural(len(plan.test), 'test fixture')} × {plan.samples} sample(s) × 2 arms "
+        f"3. proof: {plural(len(plan.test), 'test fixture')} × {plural(plan.samples, 'sample')} × 2 arms "
         "(before, after), interleaved"
     )
     if not provider.uses_network:

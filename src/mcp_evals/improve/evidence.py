@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from mcp_evals.baseline.compare import sign_test
 from mcp_evals.compare.paired import Comparison, PairedDifference, signed
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.improve.model import OverallKind, PairVerdict, TargetPair
 from mcp_evals.score import CORRECT_OUTCOMES, Scorecard
+from mcp_evals.stats import PairedCounts, holm, newcombe_paired_interval, sign_test
 from mcp_evals.wording import plural
 
 _EPSILON = 1e-9
@@ -30,17 +30,6 @@ def rightness(scorecard: Scorecard) -> dict[str, bool]:
     return {
         fixture.id: fixture.outcome in CORRECT_OUTCOMES for fixture in scorecard.fixtures if fixture.reached
     }
-
-
-def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjustment: each p-value as it stands among ``len(p_values)`` tests."""
-    order = sorted(range(len(p_values)), key=lambda index: p_values[index])
-    adjusted = [1.0] * len(p_values)
-    running = 0.0
-    for rank, index in enumerate(order):
-        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
-        adjusted[index] = running
-    return adjusted
 
 
 Decided = Literal["improved", "worse", "no detectable change"]
@@ -100,12 +89,26 @@ def pair_verdicts(
     return rows
 
 
+def change_interval(pair: PairedDifference) -> tuple[float, float] | None:
+    """The 95 % interval of the change in accuracy (B − A, in points) over the paired fixtures
+    (Newcombe's for paired rates)."""
+    if not pair.paired or pair.first_accuracy is None:
+        return None
+    right_a = round(pair.first_accuracy * pair.paired / 100)
+    both = right_a - len(pair.breaks)
+    neither = pair.paired - both - len(pair.breaks) - len(pair.fixes)
+    low, high = newcombe_paired_interval(PairedCounts(both, len(pair.breaks), len(pair.fixes), neither))
+    return -100 * high, -100 * low  # the interval of A − B, turned into B − A
+
+
 def _points(pair: PairedDifference) -> str:
     if pair.first_accuracy is None or pair.second_accuracy is None or pair.delta_pp is None:
         return "n/a"
+    interval = change_interval(pair)
+    within = f", 95 % interval {signed(interval[0])} to {signed(interval[1])}" if interval else ""
     return (
         f"accuracy {pair.first_accuracy:.1f} % → {pair.second_accuracy:.1f} % "
-        f"({signed(pair.delta_pp)} points)"
+        f"({signed(pair.delta_pp)} points{within})"
     )
 
 

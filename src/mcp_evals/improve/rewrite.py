@@ -22,7 +22,7 @@ from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.improve.model import ToolTarget
 from mcp_evals.improve.prompts import Proposed
-from mcp_evals.lint.text import name_parts, surface_words
+from mcp_evals.text import name_parts, surface_words
 
 MAX_TERMS = 8
 # Values, not words: ids (cus_1002, INV-2025-0207), numbers, amounts, e-mail addresses, URLs.

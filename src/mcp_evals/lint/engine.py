@@ -30,7 +30,7 @@ from mcp_evals.lint.registry import Rule
 from mcp_evals.lint.rules import all_rules
 from mcp_evals.lint.rules.consistency import confusable
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price
-from mcp_evals.providers.tokens import MESSAGE_OVERHEAD_TOKENS, TOOL_USE_PREAMBLE_TOKENS, estimate_tokens
+from mcp_evals.providers.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_prefix_tokens, estimate_tokens
 from mcp_evals.servers.model import Conformance
 
 DEFAULT_CONFIG_FILE = "mcp-evals.yaml"
@@ -118,7 +118,7 @@ def readiness_note(found: Conformance) -> str:
 def token_report(context: LintContext, model: str | None, price: Price | None) -> TokenReport:
     """The catalog's size in tokens and what one eval request costs at ``model`` (estimates)."""
     catalog_tokens = sum(context.tool_tokens.values())
-    prefix = catalog_tokens + estimate_tokens(context.system_prompt) + TOOL_USE_PREAMBLE_TOKENS
+    prefix = estimate_prefix_tokens(context.catalog.specs, context.system_prompt)
     queries = [estimate_tokens(fixture.query) for fixture in context.fixtures or ()]
     query = round(sum(queries) / len(queries)) if queries else TYPICAL_QUERY_TOKENS
     query += MESSAGE_OVERHEAD_TOKENS

@@ -17,7 +17,8 @@ from mcp_evals.catalog.model import Catalog, ServerInfo, build_catalog
 from mcp_evals.lint.engine import lint
 from mcp_evals.lint.model import Finding
 from mcp_evals.lint.render import render_sarif, render_text
-from mcp_evals.lint.rules.security import code_point, hidden_characters, secrets, visible
+from mcp_evals.lint.rules.leaks import secrets
+from mcp_evals.lint.rules.security import code_point, hidden_characters, visible
 from mcp_evals.servers.model import Conformance, Exchange, ReadinessCheck
 
 from .helpers import DESCRIPTIONS, catalog, servers, tool

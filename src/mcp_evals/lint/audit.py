@@ -30,6 +30,7 @@ from mcp_evals.config.model import Config
 from mcp_evals.lint.grade import PENALTY, category_score, letter
 from mcp_evals.lint.model import LintModel, LintReport
 from mcp_evals.servers.model import Conformance
+from mcp_evals.wording import plural
 
 AUDIT_FORMAT = "mcp-evals.audit/1"
 WEIGHTS = {"quality": 0.5, "security": 0.2, "protocol": 0.2, "resources": 0.1}
@@ -154,7 +155,7 @@ def build_audit(
     security_errors = [f for f in report.active if f.category == "X" and f.severity == "error"]
     capped = None
     if security_errors and score > SECURITY_CAP:
-        capped = f"{len(security_errors)} security error(s): the score is capped at {SECURITY_CAP}"
+        capped = f"{plural(len(security_errors), 'security error')}: the score is capped at {SECURITY_CAP}"
         score = SECURITY_CAP
     servers = [
         AuditedServer(
@@ -173,8 +174,9 @@ def build_audit(
     notes = [note for note in report.notes if not note.startswith(("No fixtures configured", "server '"))]
     if not_probed:
         notes.append(
-            f"the probe did not call {len(not_probed)} tool(s) marked destructive (or not marked read-only) "
-            f"or requiring a task: {', '.join(not_probed[:10])}{' …' if len(not_probed) > 10 else ''}"
+            f"the probe did not call {plural(len(not_probed), 'tool')} marked destructive "
+            f"(or not marked read-only) or requiring a task: "
+            f"{', '.join(not_probed[:10])}{' …' if len(not_probed) > 10 else ''}"
         )
     return AuditReport(
         target=target,

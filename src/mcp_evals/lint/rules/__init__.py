@@ -1,5 +1,6 @@
 """The lint rules, one module per category: naming, descriptions, schema, tokens, consistency, fixtures,
-security, and the live probe. Each rule is a function registered with ``@rule`` (see ``lint.registry``)."""
+security (``security`` and ``leaks``), resources and prompts, protocol, and the live probe. Each rule
+is a function registered with ``@rule`` (see ``lint.registry``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from mcp_evals.lint.rules import (  # noqa: F401  (importing them registers thei
     consistency,
     descriptions,
     fixtures,
+    leaks,
     naming,
     probe,
     protocol,

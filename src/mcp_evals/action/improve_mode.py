@@ -54,9 +54,7 @@ def run_improve_mode(step: Step) -> ModeResult:
             f"mode `improve` runs on {' or '.join(IMPROVE_EVENTS)} only, not on `{step.event.name}`: it "
             "calls a model many times, and a person asks for it."
         )
-    usable = PROVIDERS.names(
-        lambda entry: not entry.replays and (entry.conversation or entry.name == FALLBACK)
-    )
+    usable = PROVIDERS.names(lambda entry: entry.improves)
     if inputs.provider is not None and inputs.provider not in usable:
         return _refused(
             f"mode `improve` needs a model that writes text, or `provider: lexical`; not `{inputs.provider}`."

@@ -21,16 +21,10 @@ from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, InputFileEr
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, validate_fixtures
-from mcp_evals.provider_registry import FALLBACK, PROVIDERS, ProviderEntry
+from mcp_evals.provider_registry import FALLBACK, PROVIDERS
 from mcp_evals.wording import alternatives, plural
 
 DEFAULT_OUT = "mcp-evals-improve"
-
-
-def proposes(entry: ProviderEntry) -> bool:
-    """A provider improve can use: a model that writes text, or the lexical baseline (whose proposals
-    come from the rule-based rewriter)."""
-    return not entry.replays and (entry.conversation or entry.name == FALLBACK)
 
 
 def _catalog(config: Config, snapshot: Path | None) -> Catalog:
@@ -81,7 +75,12 @@ def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -
     show_default=True,
     help="For fixtures without a `split:`: the share of each tool's held out as the test split.",
 )
-@click.option("--provider", type=ProviderChoice(proposes), help="Default: by key, as in run.")
+@click.option(
+    "--provider",
+    type=ProviderChoice(lambda entry: entry.improves),
+    help="A model that writes text, or lexical (free: the rule-based rewriter; not a model's gain). "
+    "Default: by key, as in run.",
+)
 @click.option("--model", help="Model id (env EVAL_MODEL; default as in run).")
 @click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL).")
 @click.option(
@@ -111,6 +110,15 @@ def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -
     help="Write the new descriptions into the server's source, where a literal holds the old text "
     "exactly (never when the proof says worse).",
 )
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["md", "json"]),
+    default="md",
+    show_default=True,
+    help="What it prints: md (improve.md, the Markdown of a PR comment or job summary) or json "
+    "(improve.json, the report as data). Both are written to --out.",
+)
 @click.option("--dry", is_flag=True, help="Send nothing: estimate the requests and cost of every phase.")
 def improve(
     config_path: Path,
@@ -127,6 +135,7 @@ def improve(
     out: Path | None,
     sources: tuple[Path, ...],
     apply: bool,
+    output_format: str,
     dry: bool,
 ) -> int:
     """Rewrite the descriptions of confused tools, and prove the rewrite on held-out fixtures.
@@ -141,7 +150,14 @@ def improve(
     needs a budget cap. Exit 0 · 2 incomplete · 3 bad input.
     """
     from mcp_evals.improve.estimate import describe_improve
-    from mcp_evals.improve.loop import Evaluator, ImproveSettings, Outputs, dry_plan, write_outputs
+    from mcp_evals.improve.loop import (
+        Evaluator,
+        ImproveSettings,
+        Outputs,
+        dry_plan,
+        report_json,
+        write_outputs,
+    )
     from mcp_evals.improve.loop import improve as run_improve
 
     config = read_config(config_path)
@@ -149,7 +165,7 @@ def improve(
         "improve", config, provider=provider, model=model, base_url=base_url, budget_usd=budget_usd, dry=dry
     )
     entry = paid.choice.entry
-    if not proposes(entry):
+    if not entry.improves:
         raise ConfigError(
             f"mcp-evals improve needs a model that writes text, or the lexical baseline; not "
             f"{entry.in_words}",
@@ -199,7 +215,7 @@ def improve(
     )
     report = run_improve(config, catalog, fixtures, evaluator, settings, outputs, say=say)
     markdown = write_outputs(report, outputs)
-    click.echo(markdown, nl=False)
+    click.echo(report_json(report) if output_format == "json" else markdown, nl=False)
     for row in report.not_proven:
         say(
             f"mcp-evals improve: not proven: {row.label} ({len(row.unanswered)} of its test fixtures "

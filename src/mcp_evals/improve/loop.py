@@ -616,13 +616,18 @@ def overlay_text(report: ImproveReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def report_json(report: ImproveReport) -> str:
+    """improve.json: the report as data (what ``--format json`` prints)."""
+    return report.model_dump_json(indent=2) + "\n"
+
+
 def write_outputs(report: ImproveReport, outputs: Outputs) -> str:
     """improve.md, improve.json and descriptions.improved.yaml; the Markdown."""
     markdown = render_improve(report)
     with atomic_write(outputs.markdown) as stream:
         stream.write(markdown)
     with atomic_write(outputs.json) as stream:
-        stream.write(report.model_dump_json(indent=2) + "\n")
+        stream.write(report_json(report))
     with atomic_write(outputs.overlay) as stream:
         stream.write(overlay_text(report))
     return markdown

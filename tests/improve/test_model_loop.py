@@ -155,11 +155,35 @@ def test_a_budget_below_the_full_cost_stops_and_says_which_pairs_were_not_proven
     for row in not_proven:
         assert f"mcp-evals improve: not proven: {row.label}" in result.err
     markdown = (tmp_path / "capped" / "improve.md").read_text("utf-8")
-    assert "### Not proven" in markdown
+    assert "### Not proven" in markdown and markdown.split("\n")[0].endswith(" (incomplete)")
     proof = read_results(tmp_path / "capped" / "proof" / "A.ndjson")
     assert any(result.error_kind == "budget" for result in proof.results)
     # the worst pair's fixtures ran first: it was proven before the cap stopped the rest
     assert report.verdicts[0].verdict != "not proven"
+
+
+def test_a_cap_spent_in_the_dev_run_proves_nothing_and_says_so(
+    improve_project: MakeImproveProject, wordy_api: FakeAnthropic, cli: Cli
+) -> None:
+    project = improve_project(vague=True, run={"max_tokens": 64})
+
+    result = cli("improve", "--config", project.config, "--budget-usd", "0.02", "--out", project.out)
+
+    assert result.code == 2, result.err  # incomplete
+    report = report_of(project.out)
+    assert report.spent_usd is not None and 0 < report.spent_usd <= 0.02
+    assert all(request.json and request.json.get("tools") for request in wordy_api.model_requests())
+    dev = read_results(project.out / "dev" / "dev.ndjson")
+    assert any(result.error_kind == "budget" for result in dev.results)  # the cap stopped the dev run
+    assert report.proposals and {p.status for p in report.proposals} == {"not proposed"}
+    assert {p.reason for p in report.proposals} == {"the budget ran out before it was asked"}
+    assert report.overall == "not proven" and report.comparison is None
+    assert report.verdict.startswith("Not proven: ") and "nothing ran on the test split" in report.verdict
+    assert report.verdicts and all(row.verdict == "not proven" for row in report.verdicts)
+    for row in report.verdicts:
+        assert f"mcp-evals improve: not proven: {row.label}" in result.err
+    assert result.out.startswith("## ⏸️ mcp-evals improve: not proven (incomplete)\n")
+    assert "· 0 rewrites · nothing run on the 30 held-out test fixtures ·" in result.out
 
 
 def test_dry_estimates_every_phase_and_sends_nothing(
@@ -207,6 +231,8 @@ def test_a_proposer_that_never_answers_in_json_leaves_its_targets_not_proposed(
     assert all(
         "no usable answer after every retry (invalid_response)" in (p.reason or "") for p in report.proposals
     )
-    assert report.overall == "nothing to prove" and report.comparison is None
+    assert report.overall == "not proven" and report.comparison is None
+    n = len(report.proposals)
+    assert f"{n} of {n} target tools got no rewrite (no usable answer after every retry" in report.verdict
     assert not (project.out / "proof" / "A.ndjson").exists()
     assert "### Not proposed or dropped" in result.out

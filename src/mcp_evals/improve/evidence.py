@@ -17,7 +17,7 @@ from typing import Literal
 
 from mcp_evals.compare.paired import Comparison, PairedDifference, signed
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.improve.model import OverallKind, PairVerdict, TargetPair
+from mcp_evals.improve.model import OverallKind, PairVerdict, Proposal, TargetPair
 from mcp_evals.score import CORRECT_OUTCOMES, Scorecard
 from mcp_evals.stats import PairedCounts, holm, newcombe_paired_interval, sign_test
 from mcp_evals.wording import plural
@@ -109,6 +109,25 @@ def _points(pair: PairedDifference) -> str:
     return (
         f"accuracy {pair.first_accuracy:.1f} % → {pair.second_accuracy:.1f} % "
         f"({signed(pair.delta_pp)} points{within})"
+    )
+
+
+def not_run(proposals: Sequence[Proposal]) -> str | None:
+    """Why nothing ran on the test split though there were targets, when that is a stop (the budget,
+    a proposer that never answered) rather than nothing to prove; None when it is not."""
+    accepted = [proposal for proposal in proposals if proposal.status == "accepted"]
+    if accepted:
+        return (
+            f"Not proven: {plural(len(accepted), 'rewrite')} accepted, but the budget was spent before "
+            "the proof: nothing ran on the test split."
+        )
+    missing = [proposal for proposal in proposals if proposal.status == "not proposed"]
+    if not missing:
+        return None
+    reasons = "; ".join(dict.fromkeys(proposal.reason or "no answer" for proposal in missing))
+    return (
+        f"Not proven: {len(missing)} of {plural(len(proposals), 'target tool')} got no rewrite "
+        f"({reasons}), and no rewrite was accepted: nothing ran on the test split."
     )
 
 

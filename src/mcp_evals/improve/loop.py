@@ -36,7 +36,7 @@ from mcp_evals.files import atomic_write, check_writable, refuse_inputs
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.improve.check import check_proposals, overlay_of, with_proposals
 from mcp_evals.improve.estimate import DryPlan
-from mcp_evals.improve.evidence import overall, pair_verdicts
+from mcp_evals.improve.evidence import not_run, overall, pair_verdicts
 from mcp_evals.improve.model import ImproveReport, PairVerdict, Proposal, SourcePlace, TargetPair, ToolTarget
 from mcp_evals.improve.prompts import Example, Proposed, examples, held_out, parse_proposal, proposal_prompt
 from mcp_evals.improve.render import render_improve
@@ -471,6 +471,9 @@ def improve(
         config, catalog, accepted, pairs, split, fixtures, evaluator, settings, spend, outputs, say
     )
     kind, verdict = overall(proof.comparison, config.compare.alpha, planned=len(split.test))
+    stopped = not_run(proposals) if proof.comparison is None and pairs else None
+    if stopped is not None:
+        kind, verdict = "not proven", stopped
     if not pairs:
         verdict = (
             "Nothing to improve: no confusion on the dev split, and the lint predicts no confusable pair."

@@ -151,11 +151,14 @@ def _proposal(proposal: Proposal, verdicts: dict[str, list[PairVerdict]]) -> lis
 def render_improve(report: ImproveReport) -> str:
     """The Markdown of one ``mcp-evals improve``."""
     title = f"## {ICONS[report.overall]} mcp-evals improve: {report.overall}"
+    if report.incomplete:  # exit 2: a budget stop, dropouts, a target without a rewrite
+        title += " (incomplete)"
+    proven = "proven on" if report.comparison is not None else "· nothing run on the"
     lines = [
         title,
         "",
         f"{md_text(report.provider)} / {md_text(report.model)} · {plural(len(report.pairs), 'target pair')}"
-        f" · {plural(len(report.accepted), 'rewrite')} proven on "
+        f" · {plural(len(report.accepted), 'rewrite')} {proven} "
         f"{plural(report.test_fixtures, 'held-out test fixture')} · the proposer saw "
         f"{plural(report.dev_fixtures, 'dev fixture')} and no test fixture",
     ]

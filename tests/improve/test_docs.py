@@ -19,13 +19,20 @@ from mcp_evals.cli.improve_cmd import improve
 from mcp_evals.compare.overlay import DescriptionOverlay, apply_overlay
 
 PAGE = (REPO_ROOT / "docs" / "improve.md").read_text("utf-8")
+README = (REPO_ROOT / "README.md").read_text("utf-8")
+README_EXAMPLE = re.findall(
+    r"<!-- readme-improve:begin -->\n```console\n\$ (.*?)\n(.*?)```\n<!-- readme-improve:end -->",
+    README,
+    re.DOTALL,
+)
 EXAMPLES = re.findall(r"<!-- improve-example:begin -->\n(.*?)<!-- improve-example:end -->", PAGE, re.DOTALL)
 
 
 def test_the_free_loop_on_the_bundled_example_prints_what_the_page_shows(
     tmp_path: Path, clean_env: pytest.MonkeyPatch, cli: Cli
 ) -> None:
-    """`cd examples/helpdesk && mcp-evals improve --provider lexical`, no key, its live server."""
+    """`cd examples/helpdesk && mcp-evals improve --provider lexical`, no key, its live server: the
+    page's two blocks, and the README's lines."""
     folder = tmp_path / "helpdesk"
     folder.mkdir()
     for name in ("server.py", "mcp-evals.yaml"):
@@ -47,6 +54,11 @@ def test_the_free_loop_on_the_bundled_example_prints_what_the_page_shows(
         and again.out == (folder / "mcp-evals-improve" / "proof" / "comparison.md").read_text()
     )
     assert "server.py:" in result.out and "### In the server's source" in result.out
+    # the README quotes lines of the same output
+    [(command, shown)] = README_EXAMPLE
+    assert command == "cd examples/helpdesk && mcp-evals improve --provider lexical"
+    printed = result.out.splitlines()
+    assert [line for line in shown.splitlines() if line not in printed] == []
 
 
 def test_the_overlay_the_page_shows_is_one(helpdesk_catalog: Catalog) -> None:

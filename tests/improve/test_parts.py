@@ -87,8 +87,12 @@ def test_the_prompt_shows_dev_requests_never_a_test_one(helpdesk_catalog: Catalo
         select("d2", "Anyone else complaining about the calendar sync?", "search_tickets", "dev"),
         select("d3", "Show me the queue of urgent ones", "list_tickets", "dev"),
         select("t0", "A test request that only the proof may see", "list_tickets", "test"),  # mislabelled
+        select("d4", "Urgent: tickets for Acme please, then more", "list_tickets", "dev"),  # holds t2
     ]
-    test = [select("t1", "Show me the queue of urgent ones", "list_tickets", "test")]  # also a dev query
+    test = [
+        select("t1", "Show me the queue of urgent ones", "list_tickets", "test"),  # also a dev query
+        select("t2", "tickets for Acme", "list_tickets", "test"),
+    ]
     target = ToolTarget(
         tool="list_tickets",
         neighbours=["search_tickets"],

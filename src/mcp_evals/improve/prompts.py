@@ -83,7 +83,7 @@ def examples(
     per_tool: int = EXAMPLES_PER_TOOL,
 ) -> list[Example]:
     """Dev requests for the tool and its neighbours (those the dev run got wrong first); a dev query
-    that is also a test query is left out."""
+    that is, or holds, a test query is left out."""
     held = {_normal(query) for query in test_queries}
     found: list[Example] = []
     for tool in [target.tool, *target.neighbours]:
@@ -91,8 +91,9 @@ def examples(
         for fixture in dev:
             if fixture.split == "test" or fixture.kind != "select" or tool not in fixture.expected_tools:
                 continue
-            if not fixture.query.strip() or _normal(fixture.query) in held:
-                continue
+            query = _normal(fixture.query)
+            if not query or any(test in query for test in held if test):
+                continue  # it is, or it holds, a test query: the prompt would show it
             answer = answers.get(fixture.id)
             wrong = answer is not None and not answer.right
             candidates.append(

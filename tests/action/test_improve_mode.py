@@ -97,6 +97,9 @@ def test_improve_runs_on_dispatch_only_and_skips_without_a_key(
     copy_example("helpdesk", step.workspace)
     refused = step.run_entrypoint(improve_env(step, fake_github, event="pull_request", PROVIDER="lexical"))
     assert refused.returncode == 3 and "runs on workflow_dispatch only" in step.summary_text()
+    outputs = step.outputs()  # what the CI job's improve row checks on a push or pull request
+    assert outputs["exit-code"] == "3" and outputs["decision"] == "error"
+    assert (step.workspace / outputs["report-path"]).stat().st_size > 0
 
     step.reset_files()
     skipped = step.run_entrypoint(improve_env(step, fake_github, BUILD="touch built"))

@@ -21,9 +21,7 @@ from mcp_evals.compare.overlay import DescriptionOverlay, apply_overlay
 PAGE = (REPO_ROOT / "docs" / "improve.md").read_text("utf-8")
 README = (REPO_ROOT / "README.md").read_text("utf-8")
 README_EXAMPLE = re.findall(
-    r"<!-- readme-improve:begin -->\n```console\n\$ (.*?)\n(.*?)```\n<!-- readme-improve:end -->",
-    README,
-    re.DOTALL,
+    r"```console\n\$ (cd examples/helpdesk && mcp-evals improve [^\n]*)\n(.*?)```", README, re.DOTALL
 )
 EXAMPLES = re.findall(r"<!-- improve-example:begin -->\n(.*?)<!-- improve-example:end -->", PAGE, re.DOTALL)
 

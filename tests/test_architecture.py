@@ -93,6 +93,7 @@ RANKS = {
     "synth": 14,
     "importers": 14,
     "api": 15,
+    "improve": 15,
     "github": 16,
     "action": 17,
     "serve": 18,

@@ -10,6 +10,7 @@ import pytest
 from mcp_evals import stats
 from mcp_evals.stats import (
     PairedCounts,
+    holm,
     mcnemar_exact,
     mean_interval,
     newcombe_interval,
@@ -184,3 +185,10 @@ def test_no_statistics_outside_the_module() -> None:
                 found.append(f"{path.relative_to(SOURCE)}: {needle}")
     assert found == []
     assert z_value() == stats.Z_95
+
+
+def test_holm_adjusts_each_p_value_for_the_tests_made_at_once() -> None:
+    """Holm (1979) on four p-values: 0.005 × 4, 0.01 × 3, then 0.03 × 2 = 0.06, and 0.04 × 1 may not
+    fall below it."""
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5]) == [0.5] and holm([]) == [] and holm([0.6, 0.7]) == [1.0, 1.0]

@@ -72,6 +72,12 @@ class ProviderEntry:
         return self.key_env_var is not None
 
     @property
+    def improves(self) -> bool:
+        """``mcp-evals improve`` can use it: a model that writes text (the proposer), or the lexical
+        baseline (whose proposals come from the rule-based rewriter)."""
+        return not self.replays and (self.conversation or self.name == FALLBACK)
+
+    @property
     def in_words(self) -> str:
         """How a sentence names it: "the lexical baseline", "the openai provider"."""
         return "the lexical baseline" if self.name == FALLBACK else f"the {self.name} provider"

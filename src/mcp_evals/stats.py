@@ -2,7 +2,8 @@
 
 Rates get Wilson's score interval; a difference of two rates Newcombe's square-and-add interval
 built on it (paired or not); paired right/wrong or up/down counts the exact sign test (McNemar's
-exact test); a mean Student's t interval. Every quantile comes from the distribution itself —
+exact test), and several such tests at once Holm's step-down adjustment; a mean Student's t
+interval. Every quantile comes from the distribution itself —
 ``statistics.NormalDist`` for z, the regularized incomplete beta function for t — so no figure is
 typed by hand and any confidence level works. ``tests/test_stats.py`` checks each against published
 values.
@@ -150,6 +151,18 @@ class MeanInterval:
     mean: float
     low: float
     high: float
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment: each p-value as it stands among ``len(p_values)`` tests made at
+    once (the smallest times m, the next times m − 1, …, never below the one before, at most 1)."""
+    order = sorted(range(len(p_values)), key=lambda index: p_values[index])
+    adjusted = [1.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
 
 
 def mean_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> MeanInterval | None:

@@ -155,8 +155,8 @@ def test_the_client_side_search_takes_two_requests_and_counts_both(
     usages: list[dict[str, Any]] = []
 
     class Recording(FakeOpenAI):
-        def completion(self, body: dict[str, Any]) -> dict[str, Any]:
-            answer = super().completion(body)
+        def completion(self, body: dict[str, Any], written: list[str] | None = None) -> dict[str, Any]:
+            answer = super().completion(body, written)
             names = [tool["function"]["name"] for tool in body.get("tools") or []]
             second = any(message.get("role") == "tool" for message in body["messages"])
             with self.lock:

@@ -44,6 +44,7 @@ PATH_OPTIONS = {
     ("compare", "--catalog-b"): INPUT,
     ("compare", "--out"): OUTPUT,
     ("compare", "--from"): INPUT,
+    ("compare", "--descriptions"): INPUT,
     ("contract", "--config"): INPUT,
     ("contract", "--fixtures"): INPUT,
     ("contract validate", "--fixtures"): INPUT,
@@ -72,6 +73,12 @@ PATH_OPTIONS = {
     ("contract regression", "--db"): OUTPUT,
     ("contract validate", "--config"): INPUT,
     ("contract validate", "--catalog"): INPUT,
+    ("improve", "--config"): INPUT,
+    ("improve", "--catalog"): INPUT,
+    ("improve", "--results"): INPUT,
+    ("improve", "--out"): OUTPUT,
+    # what --apply edits, on purpose: only inside a string literal that holds the old text exactly
+    ("improve", "--source"): INPUT,
     ("init", "--config"): NEVER_OVERWRITES,
     ("lint", "--config"): INPUT,
     ("lint", "--catalog"): INPUT,
@@ -98,6 +105,7 @@ PATH_OPTIONS = {
     ("synth", "--out"): OUTPUT,
     ("validate", "--config"): INPUT,
     ("validate", "--catalog"): INPUT,
+    ("validate", "--descriptions"): INPUT,
 }
 
 
@@ -266,7 +274,7 @@ def refused(result: object, target: Path, before: bytes) -> None:
     [
         option
         for option, kind in PATH_OPTIONS.items()
-        if kind == OUTPUT and option[0] not in ("compare", "session", "session report")
+        if kind == OUTPUT and option[0] not in ("compare", "improve", "session", "session report")
     ],
     ids=lambda option: f"{option[0]} {option[1]}",
 )
@@ -310,6 +318,42 @@ def test_compare_never_writes_its_folder_over_an_input(project: Project, cli: Cl
             out,
         )
         refused(result, config, before)
+
+
+def test_improve_never_writes_its_folder_over_an_input(project: Project, cli: Cli, tmp_path: Path) -> None:
+    """`improve --out DIR` writes DIR/improve.json, DIR/descriptions.improved.yaml and DIR/proof/…: a
+    config, a fixture file, a snapshot or a results file of those names is refused, directly and
+    through a symlink to DIR."""
+    folder = tmp_path / "improved"
+    (folder / "proof").mkdir(parents=True)
+    document = yaml.safe_load(project.config.read_text())
+    document["servers"][0]["snapshot"] = str(project.snapshot)
+    document["fixtures"] = str(folder / "descriptions.improved.yaml")
+    config = folder / "improve.json"
+    config.write_text(json.dumps(document), "utf-8")
+    shutil.copy(project.fixtures, folder / "descriptions.improved.yaml")
+    shutil.copy(project.results, folder / "proof" / "A.ndjson")
+    shutil.copy(project.snapshot, folder / "proof" / "B.ndjson")
+    link = tmp_path / "link"
+    link.symlink_to(folder, target_is_directory=True)
+    inputs: list[tuple[list[str | Path], Path]] = [
+        ([], config),
+        ([], folder / "descriptions.improved.yaml"),
+        (["--results", folder / "proof" / "A.ndjson"], folder / "proof" / "A.ndjson"),
+        (["--catalog", folder / "proof" / "B.ndjson"], folder / "proof" / "B.ndjson"),
+    ]
+    for extra, target in inputs:
+        before = target.read_bytes()
+        for out in (folder, link):
+            result = cli("improve", "--config", config, "--provider", "lexical", *extra, "--out", out)
+            refused(result, target, before)
+    assert sorted(path.name for path in folder.rglob("*")) == [
+        "A.ndjson",
+        "B.ndjson",
+        "descriptions.improved.yaml",
+        "improve.json",
+        "proof",
+    ]
 
 
 def test_session_outputs_never_replace_their_inputs(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from mcp_evals.action.context import Step, exit_code_of, planned_modes, say
 from mcp_evals.action.eval_mode import skipped_for_lack_of_key
+from mcp_evals.action.improve_mode import improve_provider
 from mcp_evals.action.session_mode import session_provider
 from mcp_evals.errors import EXIT_OK, McpEvalsError
 from mcp_evals.github import load_event, read_inputs, restore_ownership, scrubbed_environment
@@ -32,6 +33,9 @@ def run_build(environ: Mapping[str, str]) -> int:
         return EXIT_OK
     if planned_modes(step) == ["session"] and _sessions_skipped(step):
         say("Build skipped: the sessions will be skipped for lack of an API key.")
+        return EXIT_OK
+    if planned_modes(step) == ["improve"] and improve_provider(step)[1] is not None:
+        say("Build skipped: the rewrite will be skipped for lack of an API key.")
         return EXIT_OK
     lines = inputs.build.strip().splitlines()  # a `build: |` block has several
     say(workflow_command("group", f"Build: {lines[0]}" + (" …" if len(lines) > 1 else "")))

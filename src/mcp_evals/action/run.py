@@ -12,6 +12,7 @@ from mcp_evals.action.context import AVAILABLE_MODES, ModeResult, Step, combine_
 from mcp_evals.action.contract_mode import run_contract_mode
 from mcp_evals.action.crash import report_failure
 from mcp_evals.action.eval_mode import run_eval_mode
+from mcp_evals.action.improve_mode import run_improve_mode
 from mcp_evals.action.session_mode import run_session_mode
 from mcp_evals.action.validate_mode import run_validate_mode
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, McpEvalsError
@@ -34,6 +35,7 @@ MODE_RUNNERS = {
     "contract": run_contract_mode,
     "eval": run_eval_mode,
     "session": run_session_mode,
+    "improve": run_improve_mode,
     "audit": run_audit_mode,
 }
 

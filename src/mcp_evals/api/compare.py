@@ -21,15 +21,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import anyio
-
 from mcp_evals.answers import GenerateOptions
 from mcp_evals.api.inputs import config_inputs
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.compare.arms import Arm, DeferredArm, FullArm, GroupedArm, ToolSearch
 from mcp_evals.compare.estimate import describe_compare
-from mcp_evals.compare.paired import ArmInfo, ArmRecord, Comparison, compare_arms
-from mcp_evals.compare.runner import ArmsRunner, interleave
+from mcp_evals.compare.execute import ArmsSpend, arm_paths, run_arms
+from mcp_evals.compare.overlay import DescriptionOverlay, apply_overlay, overlay_file
+from mcp_evals.compare.paired import ArmRecord, Comparison, compare_arms
 from mcp_evals.config.model import Config
 from mcp_evals.config.resolve import CONCURRENCY_VARIABLE, LIMIT_VARIABLE, number_setting
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, InputFileError, where
@@ -43,13 +42,8 @@ from mcp_evals.providers.pricing import Price
 from mcp_evals.record.read import read_results
 from mcp_evals.report.comparison import render_comparison
 from mcp_evals.run.asker import Asker, generate_options
-from mcp_evals.run.plan import EXPECT_NOTHING_CACHED, make_header, plan_fixtures, run_notes
-from mcp_evals.run.progress import Progress
-from mcp_evals.run.results_file import ResultsWriter
-from mcp_evals.run.retry import RetryPolicy
-from mcp_evals.run.runner import RunSettings, summarize_dropouts
+from mcp_evals.run.plan import plan_fixtures
 from mcp_evals.run.spending import MissingKey, Spending, decide
-from mcp_evals.suggest import Suggester, did_you_mean
 from mcp_evals.wording import alternatives, plural
 
 DEFAULT_OUT = "mcp-evals-compare"
@@ -90,21 +84,11 @@ def _catalog(config: Config, snapshot: Path | None) -> Catalog:
 
 def with_descriptions(catalog: Catalog, config: Config) -> Catalog:
     """Catalog B: catalog A with the descriptions ``compare.descriptions`` gives (unknown tools refused)."""
-    overrides = config.compare.descriptions
-    suggest = Suggester(catalog.tool_names)
-    for name in overrides:
-        if name not in catalog.by_name:
-            line = config.line_of(("compare", "descriptions", name))
-            raise ConfigError(
-                f"{where(config.shown_path, line, f'compare.descriptions.{name}')}: no tool {name!r} in the "
-                f"catalog{did_you_mean(suggest(name))}",
-                hint="`mcp-evals catalog` lists the tools",
-            )
-    tools = [
-        tool.model_copy(update={"description": overrides[tool.name]}) if tool.name in overrides else tool
-        for tool in catalog.tools
-    ]
-    return Catalog(tools=tools, servers=catalog.servers)
+
+    def place(key: tuple[str, ...]) -> str:
+        return where(config.shown_path, config.line_of(("compare", *key)), "compare." + ".".join(key))
+
+    return apply_overlay(catalog, DescriptionOverlay(descriptions=config.compare.descriptions), place)
 
 
 def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config, arm: str) -> None:
@@ -179,13 +163,15 @@ def _refuse_both_kinds(config: Config) -> None:
         )
 
 
-def _unused_sections(config: Config, *, catalog_b: bool, arms: bool) -> list[str]:
-    """The compare sections of the config that a flag's choice of comparison leaves unused."""
+def _unused_sections(config: Config, *, catalog_b: str | None, arms: bool) -> list[str]:
+    """The compare sections of the config that a flag's choice of comparison leaves unused
+    (``catalog_b``: the flag that gives catalog B, if one does)."""
     notes = []
     if catalog_b and config.compare.arms:
-        notes.append(f"{_section(config, 'arms')} is not used: --catalog-b compares two catalogs")
+        notes.append(f"{_section(config, 'arms')} is not used: {catalog_b} compares two catalogs")
     if catalog_b and config.compare.descriptions:
-        notes.append(f"{_section(config, 'descriptions')} is not used: catalog B is the --catalog-b snapshot")
+        what = "the --catalog-b snapshot" if catalog_b == "--catalog-b" else "catalog A with --descriptions"
+        notes.append(f"{_section(config, 'descriptions')} is not used: catalog B is {what}")
     if arms and config.compare.descriptions:
         notes.append(
             f"{_section(config, 'descriptions')} is not used: --arms delivers the config's catalog as it "
@@ -267,6 +253,7 @@ class CompareRequest:
     config: Config
     catalog_a: Path | None = None
     catalog_b: Path | None = None
+    descriptions: Path | None = None  # an overlay file: catalog B is catalog A with its descriptions
     arms: str | None = None  # "full,deferred,grouped"
     provider: str | None = None
     model: str | None = None
@@ -314,14 +301,21 @@ class CompareOutcome:
 def plan_compare(request: CompareRequest) -> ComparePlan | MissingKey:
     """Decide everything a comparison needs; bad input raises (exit 3), a missing key is returned."""
     config, environ, say = request.config, request.environ, request.say
-    catalog_b, arms_option = request.catalog_b, request.arms
-    if catalog_b is not None and arms_option is not None:
-        raise ConfigError("give --catalog-b (catalog A/B) or --arms (deliveries), not both")
-    if catalog_b is None and arms_option is None:
+    catalog_b, descriptions, arms_option = request.catalog_b, request.descriptions, request.arms
+    if catalog_b is not None and descriptions is not None:
+        raise ConfigError(
+            "give --catalog-b (a snapshot) or --descriptions (an overlay of catalog A), not both"
+        )
+    b_flag = (
+        "--catalog-b" if catalog_b is not None else "--descriptions" if descriptions is not None else None
+    )
+    if b_flag is not None and arms_option is not None:
+        raise ConfigError(f"give {b_flag} (catalog A/B) or --arms (deliveries), not both")
+    if b_flag is None and arms_option is None:
         _refuse_both_kinds(config)
-    kinds = [] if catalog_b is not None else _arm_kinds(arms_option, config)
-    ab = catalog_b is not None or (not kinds and bool(config.compare.descriptions))
-    for note in _unused_sections(config, catalog_b=catalog_b is not None, arms=arms_option is not None):
+    kinds = [] if b_flag is not None else _arm_kinds(arms_option, config)
+    ab = b_flag is not None or (not kinds and bool(config.compare.descriptions))
+    for note in _unused_sections(config, catalog_b=b_flag, arms=arms_option is not None):
         say(f"note: {note}")
     if not ab and not kinds:
         raise ConfigError(
@@ -373,13 +367,15 @@ def plan_compare(request: CompareRequest) -> ComparePlan | MissingKey:
     )
     label_b = ""
     if ab:
-        second = _catalog(config, catalog_b) if catalog_b is not None else with_descriptions(first, config)
         count = len(config.compare.descriptions)
-        label_b = (
-            f"catalog B: {catalog_b}"
-            if catalog_b
-            else f"catalog B: catalog A with {plural(count, 'new description')}"
-        )
+        if catalog_b is not None:
+            second, label_b = _catalog(config, catalog_b), f"catalog B: {catalog_b}"
+        elif descriptions is not None:
+            second = overlay_file(descriptions, first)
+            label_b = f"catalog B: catalog A with the descriptions of {descriptions}"
+        else:
+            second = with_descriptions(first, config)
+            label_b = f"catalog B: catalog A with {plural(count, 'new description')}"
     arms = build_arms(
         config, paid, catalog_a=first, catalog_b=second, kinds=kinds, label_a=label_a, label_b=label_b
     )
@@ -416,68 +412,26 @@ def execute_compare(
     snapshots = {
         "the snapshot of catalog A": request.catalog_a,
         "the snapshot of catalog B": request.catalog_b,
+        "the descriptions file": request.descriptions,
     }
-    samples, workers = plan.samples, plan.concurrency
-    paths = {arm.name: out / f"{arm.name}.ndjson" for arm in arms}
-    outputs = [*paths.values(), out / COMPARISON_JSON, out / COMPARISON_MD]
+    outputs = [*arm_paths(arms, out).values(), out / COMPARISON_JSON, out / COMPARISON_MD]
     inputs = {**config_inputs(config), **snapshots}
     for path in outputs:
         refuse_inputs(path, inputs, what="the output")
         check_writable(path)
-    writers = {}
-    for arm in arms:
-        notes = [*arm.notes(), *run_notes(arm.asker, paid.price)]
-        if (
-            arm.kind != "full"
-        ):  # the caching estimate is about the whole catalog, which this arm does not send
-            notes = [note for note in notes if EXPECT_NOTHING_CACHED not in note]
-        header = make_header(
-            asker=arm.asker,
-            planned=plan.planned,
-            all_fixtures=plan.fixtures,
-            samples=samples,
-            shard=None,
-            limit=plan.limit,
-            exclude_tools=config.exclude_tools,
-            scoring=config.scoring,
-            gate=config.gate,
-            notes=notes,
-        )
-        writers[arm.name] = ResultsWriter(paths[arm.name], header)
-    jobs = interleave([arm.name for arm in arms], plan.planned, samples)
-    runner = ArmsRunner(
+    records, _ = run_arms(
+        config,
         arms,
-        RunSettings(
-            concurrency=workers,
-            retry=RetryPolicy(max_attempts=config.run.max_attempts, max_wait=config.run.max_wait),
-            budget_usd=paid.spending.budget_usd,
-            price=paid.price,
-            request_deadline=config.run.timeout * 3,
-        ),
-        writers,
-        progress=Progress(len(jobs), label=progress_label) if progress_label else None,
-        total=len(jobs),
+        plan.planned,
+        plan.fixtures,
+        ArmsSpend(paid.spending.budget_usd, paid.price),
+        out,
+        samples=plan.samples,
+        limit=plan.limit,
+        concurrency=plan.concurrency,
+        command=progress_label or "mcp-evals compare",
+        say=say,
     )
-    say(
-        f"mcp-evals compare: {plural(len(plan.planned), 'fixture')} × {plural(samples, 'sample')} × "
-        f"{plural(len(arms), 'arm')} "
-        f"({', '.join(arm.name for arm in arms)}) = {len(jobs)} jobs · "
-        f"{paid.spending.name}/{paid.settings.model} · concurrency {workers}"
-    )
-    summary = anyio.run(runner.run, jobs)
-    parts = [f"{summary.reached}/{summary.planned} reached", f"dropouts: {summarize_dropouts(summary)}"]
-    if paid.price is not None:
-        parts.append(f"cost ${summary.spent_usd:.4f}")
-    say(f"mcp-evals compare: {' · '.join(parts)} → {out}")
-    if summary.fatal is not None:
-        say(f"mcp-evals compare: stopped by a fatal error: {summary.fatal.message}")
-    records = [
-        ArmRecord(
-            ArmInfo(name=arm.name, kind=arm.kind, label=arm.label, results=paths[arm.name].name),
-            read_results(paths[arm.name]),
-        )
-        for arm in arms
-    ]
     return _finish(compare_arms(records, alpha=config.compare.alpha), out)
 
 

@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "audit": "audit_cmd:audit",
     "synth": "synth_cmd:synth",
     "compare": "compare_cmd:compare",
+    "improve": "improve_cmd:improve",
     "session": "session_cmd:session",
     "import": "import_cmd:import_group",
 }
@@ -60,6 +61,7 @@ SUMMARIES: dict[str, str] = {
     "audit": "Audit an MCP server with no config: catalog, lint, security, probe and protocol, one score.",
     "synth": "Write fixtures with a model: held-out, concrete-valued queries, a frozen test split.",
     "compare": "Run the same fixtures against two catalogs, or one catalog delivered several ways, paired.",
+    "improve": "Rewrite the descriptions of confused tools, and prove the rewrite on held-out fixtures.",
     "session": "Run multi-step sessions: a model uses a live server's tools, per arm and fault level.",
     "import": "Import another tool's evals: mcp-eval-runner's history, MCPJam, promptfoo, mcpgrade.",
 }

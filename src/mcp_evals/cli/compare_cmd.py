@@ -48,6 +48,12 @@ from mcp_evals.run.spending import MissingKey
     type=click.Path(dir_okay=False, path_type=Path),
     help="Arm B's catalog snapshot (default: catalog A with `compare.descriptions`).",
 )
+@click.option(
+    "--descriptions",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Arm B: catalog A with the descriptions of this overlay file (descriptions.improved.yaml, as "
+    "`mcp-evals improve` writes it).",
+)
 @click.option("--arms", "arms_option", metavar="LIST", help="Deliveries to compare: full,deferred,grouped.")
 @click.option("--provider", type=ProviderChoice(answers_anew), help="As in run.")
 @click.option("--model", help="Model id (env EVAL_MODEL; default as in run).")
@@ -78,6 +84,7 @@ def compare(
     config_path: Path,
     catalog_a: Path | None,
     catalog_b: Path | None,
+    descriptions: Path | None,
     arms_option: str | None,
     provider: str | None,
     model: str | None,
@@ -94,12 +101,12 @@ def compare(
     """Run the same fixtures against two catalogs, or one catalog delivered several ways, paired.
 
     \b
-    Catalog A/B: --catalog-b SNAPSHOT (or compare.descriptions in the config) against the config's
-    catalog (or --catalog-a). Deliveries: --arms full,deferred,grouped (or compare.arms): the whole
-    catalog, the catalog behind tool search, or one router tool per area. One run, fixtures
-    interleaved across arms, same model and settings; the paired exact test per pair of arms and
-    per-area deltas. A paid model needs a budget cap. Exit 0 (or skipped: no key) · 2 PRELIMINARY ·
-    3 bad input.
+    Catalog A/B: --catalog-b SNAPSHOT, --descriptions OVERLAY (or compare.descriptions in the config)
+    against the config's catalog (or --catalog-a). Deliveries: --arms full,deferred,grouped (or
+    compare.arms): the whole catalog, the catalog behind tool search, or one router tool per area.
+    One run, fixtures interleaved across arms, same model and settings; the paired exact test per
+    pair of arms and per-area deltas. A paid model needs a budget cap. Exit 0 (or skipped: no key) ·
+    2 PRELIMINARY · 3 bad input.
     """
     from mcp_evals.report.comparison import render_comparison
 
@@ -111,6 +118,7 @@ def compare(
         config=read_config(config_path),
         catalog_a=catalog_a,
         catalog_b=catalog_b,
+        descriptions=descriptions,
         arms=arms_option,
         provider=provider,
         model=model,

@@ -159,7 +159,14 @@ def github_annotations(
     show_default=True,
     help="Output: one line per problem, a JSON document, or the Markdown the GitHub Action comments.",
 )
-def validate(config_path: Path, snapshot: Path | None, output_format: str) -> int:
+@click.option(
+    "--descriptions",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Check against the catalog with the descriptions of this overlay file "
+    "(descriptions.improved.yaml, as `mcp-evals improve` writes it); the lock is still compared with "
+    "the live catalog.",
+)
+def validate(config_path: Path, snapshot: Path | None, output_format: str, descriptions: Path | None) -> int:
     """Check the fixtures against the live catalog (or a snapshot): no model, no API key, no cost.
 
     \b
@@ -182,11 +189,19 @@ def validate(config_path: Path, snapshot: Path | None, output_format: str) -> in
             catalog = load_catalog(snapshot, areas=config.areas or None)
         else:
             catalog = extract_catalog(config)
+        live = catalog
+        if descriptions is not None:
+            from mcp_evals.compare.overlay import overlay_file
+
+            catalog = overlay_file(descriptions, catalog)
+            click.echo(
+                f"note: checked against the catalog with the descriptions of {_shown(descriptions)}", err=True
+            )
     except McpEvalsError as error:
         if github:
             click.echo(annotation("error", str(error), title="mcp-evals validate"))
         raise
-    outcome = validate_config(config, fixtures, catalog, locked, shown_config=_shown(config.path))
+    outcome = validate_config(config, fixtures, catalog, locked, shown_config=_shown(config.path), live=live)
     problems, cover, lock = outcome.problems, outcome.cover, outcome.lock
     if output_format == "json":
         click.echo(render_json(problems, cover, catalog, lock))

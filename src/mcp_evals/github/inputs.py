@@ -19,8 +19,8 @@ from mcp_evals.github.workflow_commands import workflow_command
 from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.record.shards import parse_shard
 
-MODES = ("validate", "eval", "contract", "session", "audit", "all")
-Mode = Literal["validate", "eval", "contract", "session", "audit", "all"]
+MODES = ("validate", "eval", "contract", "session", "audit", "improve", "all")
+Mode = Literal["validate", "eval", "contract", "session", "audit", "improve", "all"]
 GATE_DECISIONS = ("remediate", "gray_zone", "deprioritize_refactor")
 
 # events that carry new code to check for free; everything else (dispatch, schedule, …) runs the eval

@@ -1,0 +1,636 @@
+"""``mcp-evals improve``: from "these tools get confused" to a rewrite proven better on held-out fixtures.
+
+1. **Split**: dev fixtures (the proposer may see them) and test fixtures (held out: they judge).
+2. **Targets**: the worst confusion pairs of the dev answers (a results file, or a run on the dev
+   split), then the lint's predicted pairs; their tools, with the lint's D-, S- and N-findings.
+3. **Proposals**: a model rewrites each target's description against its neighbour, seeing the
+   catalog, the findings and dev requests only (``prompts.held_out`` checks every prompt against the
+   test queries); with the lexical baseline, the rule-based ``rewrite`` does. The lint drops a
+   proposal that introduces an error (``check``).
+4. **Proof**: the accepted rewrites are catalog B (a description overlay); A and B answer the test
+   split in one paired, interleaved run (``compare.execute.run_arms``), the test fixtures of the
+   worst pair first, so a budget stop leaves the best-ranked pairs proven.
+
+One cap covers every phase: each spends from what the ones before left.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import anyio
+
+from mcp_evals.answers import GenerateOptions
+from mcp_evals.catalog.model import Catalog
+from mcp_evals.compare.arms import FullArm
+from mcp_evals.compare.execute import ArmsSpend, run_arms
+from mcp_evals.compare.overlay import OVERLAY_FILE
+from mcp_evals.compare.paired import Comparison, compare_arms
+from mcp_evals.config.model import Config
+from mcp_evals.files import atomic_write, check_writable, refuse_inputs
+from mcp_evals.fixtures.model import Fixture
+from mcp_evals.improve.check import check_proposals, overlay_of, with_proposals
+from mcp_evals.improve.estimate import DryPlan
+from mcp_evals.improve.evidence import not_run, overall, pair_verdicts
+from mcp_evals.improve.model import ImproveReport, PairVerdict, Proposal, SourcePlace, TargetPair, ToolTarget
+from mcp_evals.improve.prompts import Example, Proposed, examples, held_out, parse_proposal, proposal_prompt
+from mcp_evals.improve.render import render_improve
+from mcp_evals.improve.rewrite import rewrite
+from mcp_evals.improve.source import find_descriptions, source_files, source_places
+from mcp_evals.improve.split import Split, split_fixtures
+from mcp_evals.improve.targets import (
+    DEFAULT_PAIRS,
+    DevAnswer,
+    choose_pairs,
+    dev_answers,
+    dev_confusions,
+    tool_targets,
+)
+from mcp_evals.lint.engine import lint_with_context
+from mcp_evals.providers.base import Provider, ProviderSettings
+from mcp_evals.providers.pricing import Price
+from mcp_evals.record.read import read_results
+from mcp_evals.report.comparison import render_comparison
+from mcp_evals.run.asker import Asker
+from mcp_evals.run.budget import Budget
+from mcp_evals.run.retry import RetryPolicy
+from mcp_evals.score import score_results
+from mcp_evals.synth.generate import Caller
+from mcp_evals.wording import plural
+
+Say = Callable[[str], None]
+PROPOSER_MAX_TOKENS = 2048
+IMPROVE_MD = "improve.md"
+IMPROVE_JSON = "improve.json"
+COMPARISON_JSON = "comparison.json"
+COMPARISON_MD = "comparison.md"
+DEV_ARM = "dev"
+
+
+@dataclass
+class Evaluator:
+    """The model improve asks (the arms and the proposer), and what it may spend."""
+
+    provider_class: type[Provider]
+    settings: ProviderSettings
+    options: GenerateOptions  # every eval request's (the run's max_tokens, caching)
+    price: Price | None
+    budget_usd: float | None
+    lexical: bool = False
+
+    def provider(self) -> Provider:
+        """A provider of its own (own connections) for one arm or the proposer."""
+        return self.provider_class(self.settings)
+
+    @property
+    def proposer_options(self) -> GenerateOptions:
+        return replace(
+            self.options, max_tokens=max(PROPOSER_MAX_TOKENS, self.options.max_tokens), cache="off"
+        )
+
+
+@dataclass
+class ImproveSettings:
+    pairs: int = DEFAULT_PAIRS
+    test_share: float = 0.5
+    samples: int = 1
+    concurrency: int | None = None
+    results: Path | None = None  # the dev answers' source; None: a run on the dev split
+    sources: list[Path] = field(default_factory=list)  # the server's source folders (default: its cwd)
+    apply: bool = False
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """The files ``improve`` writes, in ``out``."""
+
+    out: Path
+
+    @property
+    def markdown(self) -> Path:
+        return self.out / IMPROVE_MD
+
+    @property
+    def json(self) -> Path:
+        return self.out / IMPROVE_JSON
+
+    @property
+    def overlay(self) -> Path:
+        return self.out / OVERLAY_FILE
+
+    @property
+    def dev(self) -> Path:
+        return self.out / "dev"
+
+    @property
+    def proof(self) -> Path:
+        return self.out / "proof"
+
+    def all(self, *, dev_run: bool = True) -> list[Path]:
+        """Every file it writes (the dev run's only when there is one: not with ``--results``)."""
+        return [
+            self.markdown,
+            self.json,
+            self.overlay,
+            *([self.dev / f"{DEV_ARM}.ndjson"] if dev_run else []),
+            self.proof / "A.ndjson",
+            self.proof / "B.ndjson",
+            self.proof / COMPARISON_JSON,
+            self.proof / COMPARISON_MD,
+        ]
+
+    def check(self, inputs: dict[str, Path | None], *, dev_run: bool = True) -> None:
+        """Before anything is spent: no output is an input, and every one can be written."""
+        for path in self.all(dev_run=dev_run):
+            refuse_inputs(path, inputs, what="the output")
+            check_writable(path)
+
+
+@dataclass
+class Spend:
+    """One cap over every phase: what is spent so far, and what is left."""
+
+    cap: float | None
+    price: Price | None
+    spent: float = 0.0
+
+    @property
+    def left(self) -> float | None:
+        return None if self.cap is None else max(0.0, self.cap - self.spent)
+
+    @property
+    def exhausted(self) -> bool:
+        left = self.left
+        return left is not None and left <= 0
+
+
+# -- the phases -------------------------------------------------------------------------------------
+
+
+def _asker(evaluator: Evaluator, catalog: Catalog, config: Config) -> Asker:
+    return Asker(evaluator.provider(), catalog, config.system_prompt, evaluator.options)
+
+
+def _dev_run(
+    config: Config,
+    catalog: Catalog,
+    split: Split,
+    fixtures: Sequence[Fixture],
+    evaluator: Evaluator,
+    settings: ImproveSettings,
+    spend: Spend,
+    outputs: Outputs,
+    say: Say,
+) -> tuple[dict[tuple[str, str], int], dict[str, DevAnswer], str, bool]:
+    """The dev answers: (observed pairs, answers, where from, complete)."""
+    if settings.results is not None:
+        return (*_from_results(settings.results, catalog, split), True)
+    if not split.dev:
+        return {}, {}, "no dev fixture to run: the lint's predicted pairs only", True
+    arm = FullArm(DEV_ARM, _asker(evaluator, catalog, config), "the current catalog, on the dev split")
+    records, summary = run_arms(
+        config,
+        [arm],
+        split.dev,
+        fixtures,
+        ArmsSpend(spend.left, spend.price),
+        outputs.dev,
+        samples=settings.samples,
+        concurrency=settings.concurrency,
+        command="mcp-evals improve (dev run)",
+        say=say,
+        notes=["mcp-evals improve: the dev split, to find the pairs to rewrite"],
+    )
+    spend.spent += summary.spent_usd
+    card = score_results(records[0].results)
+    dev_ids = {fixture.id for fixture in split.dev}
+    where = outputs.dev / f"{DEV_ARM}.ndjson"
+    origin = f"the confusions of a run on the {plural(len(split.dev), 'dev fixture')} ({where})"
+    return dev_confusions(card, catalog, dev_ids), dev_answers(card, dev_ids), origin, summary.complete
+
+
+def _from_results(
+    path: Path, catalog: Catalog, split: Split
+) -> tuple[dict[tuple[str, str], int], dict[str, DevAnswer], str]:
+    """The dev answers of an earlier run's results file (its answers to test fixtures left out)."""
+    dev_ids = {fixture.id for fixture in split.dev}
+    results = read_results(path)
+    card = score_results(results)
+    seen = sum(1 for fixture in card.fixtures if fixture.id in dev_ids)
+    origin = (
+        f"the confusions of {path} on its {plural(seen, 'dev fixture')} (its answers to test fixtures "
+        "are not used)"
+    )
+    if results.header.catalog_hash != catalog.hash:
+        origin += "; it was run on another catalog, so its pairs are matched by tool name"
+    return dev_confusions(card, catalog, dev_ids), dev_answers(card, dev_ids), origin
+
+
+def _proposal(target: ToolTarget, catalog: Catalog, proposed: Proposed | None, reason: str = "") -> Proposal:
+    tool = catalog.by_name[target.tool]
+    if proposed is None:
+        return Proposal(
+            tool=tool.name,
+            neighbours=target.neighbours,
+            old_description=tool.description,
+            status="not proposed",
+            reason=reason,
+        )
+    old_parameters = {
+        name: str((tool.parameters.get(name) or {}).get("description", "")) for name in proposed.parameters
+    }
+    return Proposal(
+        tool=tool.name,
+        neighbours=target.neighbours,
+        old_description=tool.description,
+        description=proposed.description,
+        old_parameters=old_parameters,
+        parameters=proposed.parameters,
+        why=proposed.why,
+    )
+
+
+def _propose_with_model(
+    config: Config,
+    catalog: Catalog,
+    targets: Sequence[ToolTarget],
+    split: Split,
+    answers: dict[str, DevAnswer],
+    evaluator: Evaluator,
+    settings: ImproveSettings,
+    spend: Spend,
+    say: Say,
+) -> tuple[list[Proposal], list[str]]:
+    """One request per target; the prompts hold dev requests only (checked). (proposals, prompts sent)"""
+    prompts: list[tuple[ToolTarget, str, str]] = []
+    proposals: dict[str, Proposal] = {}
+    test_queries = split.test_queries
+    for target in targets:
+        shown: list[Example] = examples(target, split.dev, answers, test_queries)
+        system, user = proposal_prompt(target, catalog, shown)
+        leaked = held_out(system + "\n" + user, test_queries)
+        if leaked:  # the catalog itself holds a test query's words: never sent
+            proposals[target.tool] = _proposal(
+                target,
+                catalog,
+                None,
+                f"its prompt would hold the text of a test query ({leaked[0]!r}), which the proposer may "
+                "not see",
+            )
+            continue
+        prompts.append((target, system, user))
+    if not prompts:
+        return [proposals[target.tool] for target in targets], []
+    provider = evaluator.provider()
+    options = evaluator.proposer_options
+    largest = max((system + user for _, system, user in prompts), key=len)
+    budget = Budget(spend.left, spend.price, options.max_tokens, prefix=largest.encode("utf-8"))
+    caller = Caller(
+        provider,
+        budget,
+        RetryPolicy(max_attempts=config.run.max_attempts, max_wait=config.run.max_wait),
+        options=options,
+        concurrency=settings.concurrency or config.run.concurrency or 4,
+    )
+    answers_by_tool: dict[str, Proposed | None] = {}
+
+    async def ask(target: ToolTarget, system: str, user: str) -> None:
+        answers_by_tool[target.tool] = await caller.ask(system, user, parse_proposal)
+
+    async def all_of_them() -> None:
+        try:
+            async with anyio.create_task_group() as group:
+                for target, system, user in prompts:
+                    group.start_soon(ask, target, system, user)
+        finally:
+            await provider.aclose()
+
+    say(f"mcp-evals improve: asking {provider.settings.model} for {plural(len(prompts), 'rewrite')}")
+    anyio.run(all_of_them)
+    spend.spent += budget.spent_usd
+    if caller.fatal is not None:
+        why = f"stopped by a fatal error: {caller.fatal.message}"
+    elif budget.stopped:
+        why = "the budget ran out before it was asked"
+    else:
+        why = "no usable answer after every retry (" + ", ".join(sorted(caller.dropouts)) + ")"
+    for target, _, _ in prompts:
+        proposed = answers_by_tool.get(target.tool)
+        proposals[target.tool] = _proposal(target, catalog, proposed, "" if proposed else why)
+    return [proposals[target.tool] for target in targets], [user for _, _, user in prompts]
+
+
+def _order_for_proof(test: Sequence[Fixture], pairs: Sequence[TargetPair]) -> list[Fixture]:
+    """The test fixtures of the worst pair first, then the next pair's, then every other one."""
+    rank: dict[str, int] = {}
+    for position, pair in enumerate(pairs):
+        for fixture in test:
+            if fixture.kind == "select" and set(pair.tools) & set(fixture.expected_tools):
+                rank.setdefault(fixture.id, position)
+    return sorted(test, key=lambda fixture: rank.get(fixture.id, len(pairs)))
+
+
+def _unproven(pairs: Sequence[TargetPair], test: Sequence[Fixture]) -> list[PairVerdict]:
+    rows = []
+    for pair in pairs:
+        expecting = [
+            fixture.id
+            for fixture in test
+            if fixture.kind == "select" and set(pair.tools) & set(fixture.expected_tools)
+        ]
+        rows.append(
+            PairVerdict(
+                tools=pair.tools,
+                fixtures=expecting,
+                unanswered=expecting,
+                verdict="not proven" if expecting else "not tested",
+            )
+        )
+    return rows
+
+
+@dataclass
+class Proof:
+    comparison: Comparison | None
+    verdicts: list[PairVerdict]
+    complete: bool
+
+
+def _prove(
+    config: Config,
+    catalog: Catalog,
+    accepted: Sequence[Proposal],
+    pairs: Sequence[TargetPair],
+    split: Split,
+    fixtures: Sequence[Fixture],
+    evaluator: Evaluator,
+    settings: ImproveSettings,
+    spend: Spend,
+    outputs: Outputs,
+    say: Say,
+) -> Proof:
+    alpha = config.compare.alpha
+    if not accepted:
+        return Proof(None, _unproven(pairs, split.test) if pairs else [], True)
+    if spend.exhausted:
+        say("mcp-evals improve: the budget is spent: the rewrites are not proven")
+        return Proof(None, _unproven(pairs, split.test), False)
+    improved = with_proposals(catalog, accepted)
+    arms = [
+        FullArm("A", _asker(evaluator, catalog, config), "catalog A: the current descriptions"),
+        FullArm(
+            "B",
+            _asker(evaluator, improved, config),
+            f"catalog B: catalog A with {plural(len(accepted), 'rewritten description')} (mcp-evals improve)",
+        ),
+    ]
+    planned = _order_for_proof(split.test, pairs)
+    records, summary = run_arms(
+        config,
+        arms,
+        planned,
+        fixtures,
+        ArmsSpend(spend.left, spend.price),
+        outputs.proof,
+        samples=settings.samples,
+        concurrency=settings.concurrency,
+        command="mcp-evals improve (proof)",
+        say=say,
+        notes=["mcp-evals improve: the proof, on the test split the proposer never saw"],
+    )
+    spend.spent += summary.spent_usd
+    comparison = compare_arms(records, alpha=alpha)
+    with atomic_write(outputs.proof / COMPARISON_JSON) as stream:
+        stream.write(comparison.model_dump_json(indent=2) + "\n")
+    with atomic_write(outputs.proof / COMPARISON_MD) as stream:
+        stream.write(render_comparison(comparison))
+    before, after = (score_results(record.results) for record in records)
+    verdicts = pair_verdicts(pairs, split.test, before, after, alpha=alpha)
+    return Proof(comparison, verdicts, summary.complete and not comparison.preliminary)
+
+
+# -- the whole loop ---------------------------------------------------------------------------------
+
+
+def improve(
+    config: Config,
+    catalog: Catalog,
+    fixtures: Sequence[Fixture],
+    evaluator: Evaluator,
+    settings: ImproveSettings,
+    outputs: Outputs,
+    *,
+    say: Say = lambda line: None,
+    sent: list[str] | None = None,
+) -> ImproveReport:
+    """Targets, proposals, the proof; the report (the files are written by ``write_outputs``).
+
+    ``sent`` collects every prompt the proposer was sent (for a test that none holds test text).
+    """
+    split = split_fixtures(fixtures, settings.test_share)
+    notes = list(split.notes)
+    report, context = lint_with_context(
+        catalog,
+        None,
+        config.lint,
+        exclude_tools=config.exclude_tools,
+        system_prompt=config.system_prompt,
+    )
+    spend = Spend(evaluator.budget_usd, evaluator.price)
+    observed, answers, origin, dev_complete = _dev_run(
+        config, catalog, split, fixtures, evaluator, settings, spend, outputs, say
+    )
+    pairs = choose_pairs(
+        Counter(observed),
+        report.predicted_pairs,
+        context.score_of,
+        limit=settings.pairs,
+        exclude_tools=config.exclude_tools,
+    )
+    targets = tool_targets(pairs, report)
+    if evaluator.lexical:
+        proposals = [_proposal(target, catalog, rewrite(target, catalog, split.dev)) for target in targets]
+        prompts: list[str] = []
+    else:
+        proposals, prompts = _propose_with_model(
+            config, catalog, targets, split, answers, evaluator, settings, spend, say
+        )
+    if sent is not None:
+        sent.extend(prompts)
+    proposals = check_proposals(catalog, proposals, config.lint, config.exclude_tools)
+    accepted = [proposal for proposal in proposals if proposal.status == "accepted"]
+    for proposal in proposals:
+        if proposal.status != "accepted":
+            say(f"mcp-evals improve: {proposal.tool}: {proposal.status}: {proposal.reason}")
+    proof = _prove(
+        config, catalog, accepted, pairs, split, fixtures, evaluator, settings, spend, outputs, say
+    )
+    kind, verdict = overall(proof.comparison, config.compare.alpha, planned=len(split.test))
+    stopped = not_run(proposals) if proof.comparison is None and pairs else None
+    if stopped is not None:
+        kind, verdict = "not proven", stopped
+    if not pairs:
+        verdict = (
+            "Nothing to improve: no confusion on the dev split, and the lint predicts no confusable pair."
+        )
+    if evaluator.lexical:
+        notes.append(
+            "the lexical baseline evaluated and a rule-based rewriter proposed: lexical gains are not "
+            "model gains"
+        )
+    incomplete = (
+        not dev_complete
+        or not proof.complete
+        or any(proposal.status == "not proposed" for proposal in proposals)
+    )
+    improved = ImproveReport(
+        provider=evaluator.provider_class.name,
+        model=evaluator.settings.model,
+        lexical=evaluator.lexical,
+        alpha=config.compare.alpha,
+        dev_fixtures=len(split.dev),
+        test_fixtures=len(split.test),
+        targets_from=origin,
+        pairs=list(pairs),
+        targets=targets,
+        proposals=proposals,
+        verdicts=proof.verdicts,
+        comparison=proof.comparison,
+        overall=kind,
+        verdict=verdict,
+        spent_usd=spend.spent if spend.price is not None else None,
+        budget_usd=spend.cap,
+        incomplete=incomplete,
+        notes=notes,
+    )
+    improved.places = _places(config, catalog, improved, settings)
+    return improved
+
+
+def _places(
+    config: Config, catalog: Catalog, report: ImproveReport, settings: ImproveSettings
+) -> list[SourcePlace]:
+    """Where the rewritten descriptions are written in the server's source (applied with --apply)."""
+    accepted = report.accepted
+    if not accepted:
+        return []
+    old: dict[tuple[str, str | None], str] = {}
+    new: dict[tuple[str, str | None], str] = {}
+    for proposal in accepted:
+        old[(proposal.tool, None)] = proposal.old_description
+        new[(proposal.tool, None)] = proposal.description
+        for name, text in proposal.parameters.items():
+            if proposal.old_parameters.get(name):
+                old[(proposal.tool, name)] = proposal.old_parameters[name]
+                new[(proposal.tool, name)] = text
+    worse = {name for row in report.verdicts if row.verdict == "worse" for name in row.tools}
+    apply = settings.apply and report.overall != "worse"
+    if apply and worse:
+        new = {key: text for key, text in new.items() if key[0] not in worse}
+    files = source_files(config, settings.sources)
+    found = find_descriptions(files, old)
+    published: dict[tuple[str, str | None], str] = {}
+    for tool in catalog.tools:
+        published[(tool.name, None)] = tool.description
+        for name, spec in tool.parameters.items():
+            if isinstance(spec, dict) and isinstance(spec.get("description"), str):
+                published[(tool.name, name)] = spec["description"]
+    return source_places(found, new, old, apply=apply, base=config.base_dir, published=published)
+
+
+def dry_plan(
+    config: Config,
+    catalog: Catalog,
+    fixtures: Sequence[Fixture],
+    evaluator: Evaluator,
+    settings: ImproveSettings,
+) -> DryPlan:
+    """What ``improve`` would send, for ``--dry`` (nothing is sent)."""
+    split = split_fixtures(fixtures, settings.test_share)
+    report, context = lint_with_context(catalog, None, config.lint, exclude_tools=config.exclude_tools)
+    observed: dict[tuple[str, str], int] = {}
+    answers: dict[str, DevAnswer] = {}
+    if settings.results is not None:
+        observed, answers, _ = _from_results(settings.results, catalog, split)
+    pairs = choose_pairs(
+        Counter(observed),
+        report.predicted_pairs,
+        context.score_of,
+        limit=settings.pairs,
+        exclude_tools=config.exclude_tools,
+    )
+    targets = tool_targets(pairs, report)
+    prompts = [
+        proposal_prompt(target, catalog, examples(target, split.dev, answers, split.test_queries))[1]
+        for target in targets
+    ]
+    known = settings.results is not None or not split.dev
+    return DryPlan(
+        arm=FullArm("A", _asker(evaluator, catalog, config), "catalog A"),
+        dev=[] if settings.results is not None else split.dev,
+        test=split.test,
+        prompts=prompts,
+        proposals=len(targets) if known else 2 * settings.pairs,
+        samples=settings.samples,
+        proposer_max_tokens=evaluator.proposer_options.max_tokens,
+        eval_max_tokens=evaluator.options.max_tokens,
+    )
+
+
+# -- the files --------------------------------------------------------------------------------------
+
+
+def overlay_text(report: ImproveReport) -> str:
+    """descriptions.improved.yaml: the accepted rewrites, each with its pairs' verdicts, as an overlay."""
+    overlay = overlay_of(report.accepted)
+    verdicts: dict[str, list[str]] = {}
+    for row in report.verdicts:
+        for name in row.tools:
+            verdicts.setdefault(name, []).append(f"{row.label}: {row.verdict}")
+    lines = [
+        f"# Written by `mcp-evals improve` ({report.provider}/{report.model}) on "
+        f"{datetime.date.today().isoformat()}.",
+        f"# Overall on the test split: {report.overall}.",
+        "# Read by `mcp-evals compare --descriptions FILE` and `mcp-evals validate --descriptions FILE`.",
+    ]
+    if report.lexical:
+        lines.append(
+            "# Proposed by the rule-based rewriter and judged by the lexical baseline: not a model's gain."
+        )
+    if not overlay.descriptions:
+        return "\n".join([*lines, "descriptions: {}", ""])
+    lines.append("descriptions:")
+    for name, text in overlay.descriptions.items():
+        lines += [f"  # {line}" for line in verdicts.get(name, [])]
+        lines.append(f"  {json.dumps(name, ensure_ascii=False)}: {json.dumps(text, ensure_ascii=False)}")
+    if overlay.parameters:
+        lines.append("parameters:")
+        for name, texts in overlay.parameters.items():
+            lines.append(f"  {json.dumps(name, ensure_ascii=False)}:")
+            lines += [
+                f"    {json.dumps(parameter, ensure_ascii=False)}: {json.dumps(text, ensure_ascii=False)}"
+                for parameter, text in texts.items()
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def report_json(report: ImproveReport) -> str:
+    """improve.json: the report as data (what ``--format json`` prints)."""
+    return report.model_dump_json(indent=2) + "\n"
+
+
+def write_outputs(report: ImproveReport, outputs: Outputs) -> str:
+    """improve.md, improve.json and descriptions.improved.yaml; the Markdown."""
+    markdown = render_improve(report)
+    with atomic_write(outputs.markdown) as stream:
+        stream.write(markdown)
+    with atomic_write(outputs.json) as stream:
+        stream.write(report_json(report))
+    with atomic_write(outputs.overlay) as stream:
+        stream.write(overlay_text(report))
+    return markdown

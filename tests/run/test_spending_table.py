@@ -44,6 +44,7 @@ COMMANDS = {
     "`compare`": "compare",
     "`session`": "session",
     "`synth`": "synth",
+    "`improve`": "improve",
     "contract `llm_judge`": "judge",
     "Action `mode: eval`": "action-eval",
     "Action `mode: session`": "action-session",
@@ -167,6 +168,28 @@ def compare_command(context: Context, situation: str) -> Seen:
     return skipped_line("compare", result.err, "OPENAI_API_KEY")
 
 
+def improve_command(context: Context, situation: str) -> Seen:
+    project = context.make_project()
+    out = context.tmp_path / "improved"
+    args = ["improve", "--config", project.config, "--out", out]
+    if situation == "none":
+        result = context.cli(*args)
+        assert result.code in (0, 2), result.err  # 2: a proof left incomplete, never a skip
+        assert "mcp-evals improve: lexical/" in result.err, result.err
+        assert (out / "improve.md").exists()
+        return Seen("lexical baseline")
+    if situation == "bad":
+        context.env.setenv("EVAL_BUDGET_USD", "lots")
+        result = context.cli(*args, "--provider", "anthropic")
+        assert result.code == 3 and "EVAL_BUDGET_USD='lots'" in result.err, result.err
+        return Seen("exit 3")
+    extra = ["--provider", "anthropic"] if situation == "provider" else ["--model", "claude-sonnet-4-6"]
+    result = context.cli(*args, *extra, "--budget-usd", "1")
+    assert result.code == 0, result.err
+    assert not out.exists()
+    return skipped_line("improve", result.err, "ANTHROPIC_API_KEY")
+
+
 def tasks_file(folder: Path) -> Path:
     """A task set whose server is never contacted: a skipped session starts nothing."""
     return write_tasks(folder, "http://127.0.0.1:9/mcp", [EU_STATUS])
@@ -263,6 +286,7 @@ CHECKS: dict[str, Callable[[Context, str], Seen]] = {
     "compare": compare_command,
     "session": session_command,
     "synth": synth_command,
+    "improve": improve_command,
     "judge": judge_command,
     "action-eval": action_command("eval"),
     "action-session": action_command("session"),

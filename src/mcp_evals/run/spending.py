@@ -2,9 +2,9 @@
 bills, under which cap and price — and what happens when the key is missing.
 
 Every command that may call a paid model decides here, and nowhere else: ``run``, ``compare``,
-``session``, ``synth``, the contract's ``llm_judge``, ``serve``'s run tool and the Action's eval and
-session modes. ``choose`` decides the provider and the missing key; ``decide`` adds the cap and the
-price. In order:
+``improve``, ``session``, ``synth``, the contract's ``llm_judge``, ``serve``'s run tool and the
+Action's eval and session modes. ``choose`` decides the provider and the missing key; ``decide``
+adds the cap and the price. In order:
 
 1. the model asked for: ``--model``, else ``EVAL_MODEL``, else ``run.model``; the cap given:
    ``--budget-usd``, else ``EVAL_BUDGET_USD``, else the config's (``config.resolve``: a malformed

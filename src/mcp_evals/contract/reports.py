@@ -18,8 +18,8 @@ from mcp_evals.contract.regression import CaseChange, Comparison, failing_lines
 from mcp_evals.report.escape import html_text, md_code, md_text, plain
 from mcp_evals.wording import plural
 
-Format = Literal["console", "json", "html", "md"]
-FORMATS: tuple[Format, ...] = ("console", "json", "html", "md")
+Format = Literal["text", "json", "html", "md"]
+FORMATS: tuple[Format, ...] = ("text", "json", "html", "md")
 MARKER = "<!-- mcp-evals:contract -->"
 _WORD = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP"}
 _ICON = {"passed": "✅", "failed": "❌", "skipped": "⏭️"}

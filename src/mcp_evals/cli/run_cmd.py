@@ -27,6 +27,7 @@ from mcp_evals.cli.options import (
     terminal_width,
 )
 from mcp_evals.cli.paid import billable
+from mcp_evals.cli.vocabulary import format_option
 from mcp_evals.config.model import Config, RunOptions
 from mcp_evals.errors import EXIT_OK, ConfigError, InputFileError
 from mcp_evals.files import check_writable, refuse_inputs
@@ -178,10 +179,9 @@ def finish_run(results_path: Path, config: Config | None, report_format: str | N
 @click.option("--dry", is_flag=True, help="Send nothing billable: count tokens and print the estimated cost.")
 @click.option("--batch", is_flag=True, help="Use the Message Batches API (anthropic; half price, slow).")
 @click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL), e.g. a gateway.")
-@click.option(
-    "--format",
-    "report_format",
-    type=click.Choice(["text", "md"]),
+@format_option(
+    "text",
+    "md",
     help="The report printed at the end: text (default on a terminal) or md (the Markdown a PR comment "
     "shows; the default when piped).",
 )

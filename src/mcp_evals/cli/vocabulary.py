@@ -33,11 +33,16 @@ _WARNED = "mcp_evals.deprecations"
 
 def deprecated(ctx: click.Context | None, old: str, new: str) -> None:
     """Say once per command line, on stderr, that ``old`` is now ``new`` (it goes in the next release)."""
+    say_once(ctx, old, f"{old} is now {new}; the old spelling goes in the next release")
+
+
+def say_once(ctx: click.Context | None, key: str, message: str) -> None:
+    """One ``deprecated:`` line on stderr per ``key`` and command line, however often it is met."""
     said: set[str] = set() if ctx is None else ctx.find_root().meta.setdefault(_WARNED, set())
-    if old in said:
+    if key in said:
         return
-    said.add(old)
-    click.echo(f"deprecated: {old} is now {new}; the old spelling goes in the next release", err=True)
+    said.add(key)
+    click.echo(f"deprecated: {message}", err=True)
 
 
 def _spelling(ctx: click.Context) -> str:
@@ -168,10 +173,11 @@ class DurationType(click.ParamType[float]):
         if self.bare != "s" and not has_unit(value):
             option = param.opts[0] if param is not None and param.opts else "the option"
             command = "" if ctx is None else _spelling(ctx) + " "
-            deprecated(
+            say_once(
                 ctx,
-                f"a number without a unit for `{command}{option}` ({self.bare})",
-                f"seconds: write the unit ({EXAMPLES})",
+                f"{command}{option}",
+                f"`{command}{option} {value}` is read as {value}{self.bare} for one more release, then as "
+                f"seconds: write the unit ({value}{self.bare}, or {EXAMPLES})",
             )
         return result
 

@@ -71,9 +71,7 @@ class ServerConfig(StrictModel):
     snapshot: str | None = Field(None, description="A catalog snapshot written by `mcp-evals catalog --out`.")
     prefix: bool = Field(False, description="Name this server's tools `server__tool` to avoid clashes.")
     timeout: Seconds = Field(
-        30.0,
-        gt=0,
-        description="How long to start, handshake and list tools (seconds, or 500ms, 30s, 2m).",
+        30.0, gt=0, description="Seconds to start, handshake and list tools (or 30s, 2m)."
     )
 
     _whole_environment: bool = PrivateAttr(default=False)
@@ -184,16 +182,10 @@ class RunOptions(StrictModel):
     samples: int = Field(1, ge=1, le=100)
     max_tokens: int = Field(1024, ge=16)
     temperature: float | None = Field(None, ge=0, le=2)
-    timeout: Seconds = Field(
-        60.0,
-        gt=0,
-        description="How long one model request may take (seconds, or 500ms, 30s, 2m).",
-    )
+    timeout: Seconds = Field(60.0, gt=0, description="Seconds for one model request (or 500ms, 2m).")
     max_attempts: int = Field(6, ge=1, le=20)
     max_wait: Seconds = Field(
-        60.0,
-        gt=0,
-        description="Longest single wait between retries (seconds, or 500ms, 30s, 2m).",
+        60.0, gt=0, description="Longest single wait between retries, in seconds (or 2m)."
     )
     budget_usd: float | None = Field(None, gt=0)
     anthropic_version: str = "2023-06-01"
@@ -377,11 +369,7 @@ class JudgeOptions(StrictModel):
         gt=0,
         description="Most the judge may spend in one run; without it `llm_judge` steps are skipped.",
     )
-    timeout: Seconds = Field(
-        60.0,
-        gt=0,
-        description="How long one judge request may take (seconds, or 500ms, 30s, 2m).",
-    )
+    timeout: Seconds = Field(60.0, gt=0, description="Seconds for one judge request (or 500ms, 2m).")
 
 
 class ContractOptions(StrictModel):
@@ -401,11 +389,7 @@ class ContractOptions(StrictModel):
     server: str | None = Field(
         None, description="The config server cases use when they name none (default: the only one)."
     )
-    timeout: Seconds = Field(
-        30.0,
-        gt=0,
-        description="How long one step may take (seconds, or 500ms, 30s, 2m).",
-    )
+    timeout: Seconds = Field(30.0, gt=0, description="Seconds one step may take (or 500ms, 30s, 2m).")
     timeout_ms: int | None = Field(
         None,
         gt=0,

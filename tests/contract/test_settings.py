@@ -42,7 +42,9 @@ def test_the_defaults_docs_contract_md_lists() -> None:
     )
 
 
-@pytest.mark.parametrize("timeout", [{"timeout": "1500ms"}, {"timeout_ms": 1500}], ids=["timeout", "timeout_ms"])
+@pytest.mark.parametrize(
+    "timeout", [{"timeout": "1500ms"}, {"timeout_ms": 1500}], ids=["timeout", "timeout_ms"]
+)
 def test_settings_from_the_config(
     project: Project, capsys: pytest.CaptureFixture[str], timeout: dict[str, object]
 ) -> None:

@@ -1,4 +1,5 @@
-"""One writer refuses inputs: no `--out` (nor its old spelling `--output`) of any command replaces a file that command read.
+"""One writer refuses inputs: no `--out` (nor its old spelling `--output`) of any command replaces a
+file that command read.
 
 Every path option of every command (enumerated from the click group) is classified below; each output
 is pointed at each kind of input the command reads — the config, a fixture file, a contract case, a

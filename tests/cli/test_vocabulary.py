@@ -32,9 +32,9 @@ OLD_SPELLINGS = {
 }
 # `--results`: the results a command writes (a run's file, a session run's folder) or reads.
 RESULTS = {"run": OUTPUT, "session": OUTPUT, "lint": INPUT}
-# The other names a written path may have: the history database a command reads and adds to, and the
-# config `init` writes.
-OTHER_OUTPUTS = {"--db", "--results"}
+# The other names a written path may have: the history database a command reads and adds to, and a
+# JUnit report written beside the one `--out` names (`contract --junit`); `init` writes its `--config`.
+OTHER_OUTPUTS = {"--db", "--results", "--junit"}
 # Options whose name says they are a duration.
 DURATION_NAME = re.compile(r"timeout|interval|wait|seconds|-ms$")
 
@@ -128,7 +128,9 @@ def test_durations_take_units() -> None:
             ]
             with pytest.raises(click.BadParameter, match="500ms, 30s, 2m"):
                 option.type.convert("soon", option, context)
-    assert durations == 4  # audit --timeout, contract --timeout and --interval, serve --timeout
+    assert (
+        durations == 5
+    )  # audit --timeout, contract --timeout, --interval and fuzz --timeout, serve --timeout
 
 
 @pytest.mark.parametrize(

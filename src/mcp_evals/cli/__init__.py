@@ -62,7 +62,9 @@ SUMMARIES: dict[str, str] = {
     "synth": "Write fixtures with a model: held-out, concrete-valued queries, a frozen test split.",
     "compare": "Run the same fixtures against two catalogs, or one catalog delivered several ways, paired.",
     "session": "Run multi-step sessions: a model uses a live server's tools, per arm and fault level.",
-    "import": "Import another tool's evals: mcp-eval-runner's history, MCPJam, promptfoo, mcpgrade.",
+    "import": (
+        "Import another tool's evals: mcp-eval-runner's history, MCPJam, promptfoo, mcpgrade, mcp-assert."
+    ),
 }
 
 

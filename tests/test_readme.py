@@ -231,3 +231,59 @@ def test_every_help_names_the_docs_by_their_address_on_github() -> None:
     assert bare == []
     lint = dict(_commands())["lint"]
     assert f"Docs: {DOCS_URL}lint.md" in lint.get_help(click.Context(lint, info_name="mcp-evals lint"))
+
+
+def _table_rows() -> list[str]:
+    """The first cell of every row of the commands table: ``mcp-evals lint [--format text|json]``."""
+    return [
+        cell.replace("\\|", "|") for cell in re.findall(r"^\| `(mcp-evals [^`]+)` \|", README, re.MULTILINE)
+    ]
+
+
+def _choices(parameter: click.Parameter) -> set[str]:
+    assert isinstance(parameter.type, click.Choice), parameter.name
+    return {str(choice) for choice in parameter.type.choices}
+
+
+def test_the_commands_table_matches_the_cli() -> None:
+    """Every subcommand, option and list of values a row shows is the command line's, whole: a list of
+    subcommands or values names all of them (`schema config|fixtures|contract|session`)."""
+    from mcp_evals.cli import cli as group
+
+    context = click.Context(group)
+    rows = _table_rows()
+    assert len(rows) >= len(SUMMARIES)
+    for row in rows:
+        tokens = [token.strip("[]()") for token in row.split()[1:]]
+        command: click.Command = group
+        for index, token in enumerate(tokens):
+            if not token or token in ("|", "…"):
+                continue
+            names = command.list_commands(context) if isinstance(command, click.Group) else []
+            if token in names and isinstance(command, click.Group):
+                found = command.get_command(context, token)
+                assert found is not None
+                command = found
+            elif token.startswith("--"):
+                options = {opt: p for p in _subtree_params(command, context) for opt in p.opts}
+                assert token in options, f"{row}: no option {token}"
+                after = tokens[index + 1] if index + 1 < len(tokens) else ""
+                if "|" in after and isinstance(options[token].type, click.Choice):
+                    assert set(after.split("|")) == _choices(options[token]), row
+            elif "|" in token and not tokens[index - 1].startswith("--"):
+                values = set(token.rstrip("…").split("|"))
+                if isinstance(command, click.Group):
+                    assert values == set(names), row
+                else:
+                    [argument] = [p for p in command.params if isinstance(p, click.Argument)]
+                    assert values == _choices(argument), row
+
+
+def _subtree_params(command: click.Command, context: click.Context) -> list[click.Parameter]:
+    params = list(command.params)
+    if isinstance(command, click.Group):
+        for name in command.list_commands(context):
+            sub = command.get_command(context, name)
+            if sub is not None:
+                params += _subtree_params(sub, context)
+    return params

@@ -162,7 +162,7 @@ def test_catalog_diff_of_identical_snapshots_exits_0(tmp_path: Path, run_cli: Ru
 
 def test_catalog_diff_as_json(tmp_path: Path, run_cli: RunCli) -> None:
     old, new = snapshots(tmp_path)
-    result = run_cli("catalog", "diff", "--json", old, new)
+    result = run_cli("catalog", "diff", "--format", "json", old, new)
     assert result.returncode == 1
     document = json.loads(result.stdout)
     assert document["removed"] == ["list_agents"]

@@ -39,7 +39,7 @@ def test_server_memory_in_an_empty_folder(tmp_path: Path, run_cli: RunCli) -> No
 def test_its_sarif_validates_and_locates_every_result(tmp_path: Path, run_cli: RunCli) -> None:
     memory = node_server("mcp-server-memory")
     out = tmp_path / "audit.sarif"
-    result = run_cli("audit", "--format", "sarif", "--output", out, "--command", memory, cwd=tmp_path)
+    result = run_cli("audit", "--format", "sarif", "--out", out, "--command", memory, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     log = json.loads(out.read_text("utf-8"))
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
@@ -54,7 +54,7 @@ def test_a_poisoned_server_is_capped_fails_under_and_its_sarif_carries_security_
 ) -> None:
     sarif = tmp_path / "poisoned.sarif"
     args = ["--fail-under", "60", "--command", PYTHON, CONFORMANCE, "poisoned"]
-    result = run_cli("audit", "--format", "sarif", "--output", sarif, *args, cwd=tmp_path)
+    result = run_cli("audit", "--format", "sarif", "--out", sarif, *args, cwd=tmp_path)
     assert result.returncode == 1, result.stderr
     log = json.loads(sarif.read_text("utf-8"))
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)

@@ -155,7 +155,7 @@ def test_the_per_step_timeout(live: Project, capsys: pytest.CaptureFixture[str])
     )
     started = time.monotonic()
     outcome = contract(
-        capsys, "--config", live.config_path, "--no-history", "--timeout", "2000", "--format", "json"
+        capsys, "--config", live.config_path, "--no-history", "--timeout", "2s", "--format", "json"
     )
     assert outcome.code == 1
     document = json.loads(outcome.out)

@@ -148,6 +148,8 @@ def test_a_runner_folder_runs_as_it_is_with_no_config(
         "json",
     )
     assert outcome.code == 0, outcome.out + outcome.err
+    # the runner's --timeout is milliseconds: a bare number still is for one release, and says so
+    assert "deprecated: `contract --timeout 20000` is read as 20000ms" in outcome.err
     run = json.loads(outcome.out)["run"]
     assert {case["name"]: (case["mode"], case["status"]) for case in run["cases"]} == {
         "echo_chain": ("live", "passed"),

@@ -36,7 +36,7 @@ def test_each_kind_of_finding_is_reported(tmp_path: Path, capsys: pytest.Capture
     config = write_config(
         tmp_path, [{"name": "sloppy", "command": PYTHON, "args": [str(SLOPPY), str(calls)]}]
     )
-    ran = fuzz(capsys, config, "--timeout", "1500", "--format", "json")
+    ran = fuzz(capsys, config, "--timeout", "1500ms", "--format", "json")
     assert ran.code == 1, ran.err
     [report] = json.loads(ran.out)["servers"]
     found = {(item["tool"], item["what"]): item["outcome"] for item in report["findings"]}
@@ -57,7 +57,7 @@ def test_each_kind_of_finding_is_reported(tmp_path: Path, capsys: pytest.Capture
     }
     assert not calls.exists()  # neither the destructive nor the unannotated tool was called
 
-    console = fuzz(capsys, config, "--timeout", "1500", "--tool", "lookup", "--tool", "fine")
+    console = fuzz(capsys, config, "--timeout", "1500ms", "--tool", "lookup", "--tool", "fine")
     assert console.code == 1
     assert "FINDING  lookup: `id` null — accepted: a result without isError: found" in console.out
     assert "refused as they should be: 3 calls" in console.out

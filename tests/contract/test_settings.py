@@ -31,7 +31,8 @@ def test_the_defaults_docs_contract_md_lists() -> None:
         ".mcp-evals/history.db",
         ".mcp-evals/reports",
     )
-    assert (options.suite, options.server, options.timeout_ms, options.concurrency) == (None, None, 30000, 1)
+    assert (options.suite, options.server, options.timeout, options.concurrency) == (None, None, 30.0, 1)
+    assert options.timeout_ms is None  # the old spelling, in milliseconds (docs/cli.md)
     assert options.continue_on_failure is False
     assert (options.judge.model, options.judge.base_url, options.judge.budget_usd, options.judge.timeout) == (
         "gpt-5.4-mini",
@@ -41,14 +42,20 @@ def test_the_defaults_docs_contract_md_lists() -> None:
     )
 
 
-def test_settings_from_the_config(project: Project, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "timeout", [{"timeout": "1500ms"}, {"timeout_ms": 1500}], ids=["timeout", "timeout_ms"]
+)
+def test_settings_from_the_config(
+    project: Project, capsys: pytest.CaptureFixture[str], timeout: dict[str, object]
+) -> None:
+    """`contract.timeout` takes a unit; `timeout_ms`, its old spelling in milliseconds, still works."""
     project.config(
         [{"name": "contract", **contract_server()}],
         contract={
             "cases": "checks",
             "history": "state/runs.db",
             "suite": "nightly",
-            "timeout_ms": 1500,
+            **timeout,
             "continue_on_failure": True,
         },
     )
@@ -61,7 +68,7 @@ def test_settings_from_the_config(project: Project, capsys: pytest.CaptureFixtur
     run = json.loads(outcome.out)["run"]
     assert run["suite"] == "nightly"
     wait, then = run["cases"][0]["steps"]
-    assert wait["error"] == "server 'contract': no answer to tools/call 'slow' within 1.5 s"  # timeout_ms
+    assert wait["error"] == "server 'contract': no answer to tools/call 'slow' within 1.5 s"  # the timeout
     assert then["status"] != "not_run"  # continue_on_failure from the config
     assert (project.root / "state" / "runs.db").exists()
 

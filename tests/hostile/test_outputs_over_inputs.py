@@ -1,4 +1,5 @@
-"""One writer refuses inputs: no `--out`/`--output` of any command replaces a file that command read.
+"""One writer refuses inputs: no `--out` (nor its old spelling `--output`) of any command replaces a
+file that command read.
 
 Every path option of every command (enumerated from the click group) is classified below; each output
 is pointed at each kind of input the command reads — the config, a fixture file, a contract case, a
@@ -32,7 +33,7 @@ from .conftest import HostileProject, tool
 OUTPUT, INPUT, NEVER_OVERWRITES = "output", "input", "never overwrites"
 PATH_OPTIONS = {
     ("audit", "--config"): INPUT,
-    ("audit", "--output"): OUTPUT,
+    ("audit", "--out"): OUTPUT,
     ("baseline accept", "--out"): OUTPUT,
     ("baseline accept", "--config"): INPUT,
     ("baseline compare", "--baseline"): INPUT,
@@ -82,7 +83,7 @@ PATH_OPTIONS = {
     ("init", "--config"): NEVER_OVERWRITES,
     ("lint", "--config"): INPUT,
     ("lint", "--catalog"): INPUT,
-    ("lint", "--output"): OUTPUT,
+    ("lint", "--out"): OUTPUT,
     ("lint", "--results"): INPUT,
     ("merge", "--out"): OUTPUT,
     ("report", "--out"): OUTPUT,
@@ -204,11 +205,13 @@ def scenarios(project: Project) -> dict[tuple[str, str], list[tuple[Argv, Path]]
     p = project
     config = ["--config", p.config]
     return {
-        ("lint", "--output"): [
-            (lambda out: ["lint", *config, "--output", out], target)
+        ("lint", "--out"): [
+            (lambda out: ["lint", *config, "--out", out], target)
             for target in (p.config, p.fixtures, p.snapshot)
         ],
-        ("audit", "--output"): [(lambda out: ["audit", *config, "--output", out], p.config)],
+        ("audit", "--out"): [(lambda out: ["audit", *config, "--out", out], p.config)],
+        # the old spelling (docs/cli.md) is the same option
+        ("lint", "--output"): [(lambda out: ["lint", *config, "--output", out], p.config)],
         ("catalog", "--out"): [
             (lambda out: ["catalog", *config, "--out", out], target) for target in (p.config, p.fixtures)
         ],
@@ -272,9 +275,12 @@ def refused(result: object, target: Path, before: bytes) -> None:
 @pytest.mark.parametrize(
     "option",
     [
-        option
-        for option, kind in PATH_OPTIONS.items()
-        if kind == OUTPUT and option[0] not in ("compare", "improve", "session", "session report")
+        *(
+            option
+            for option, kind in PATH_OPTIONS.items()
+            if kind == OUTPUT and option[0] not in ("compare", "improve", "session", "session report")
+        ),
+        ("lint", "--output"),  # an old spelling (docs/cli.md) refuses as its new one does
     ],
     ids=lambda option: f"{option[0]} {option[1]}",
 )

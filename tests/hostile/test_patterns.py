@@ -70,7 +70,7 @@ def test_contract_output_matches_fails_its_step_within_the_step_timeout(
         "evil", [{"id": "a", "tool": "lookup", "input": {"q": "x"}, "expect": {"output_matches": EVIL}}]
     )
     started = time.monotonic()
-    result = cli("contract", "--config", hostile.config, "--timeout", "1000", "--no-history")
+    result = cli("contract", "--config", hostile.config, "--timeout", "1s", "--no-history")
     assert time.monotonic() - started < 30
     assert result.code == 1, result.out + result.err
     assert "output_matches" in result.out and "took longer than 1 s and was stopped" in result.out

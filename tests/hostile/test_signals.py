@@ -36,7 +36,7 @@ def wait_for(predicate: object, seconds: float = 30) -> None:
 
 
 # contract's step and lint --probe's call: each waits on the hanging tool when the signal comes
-COMMANDS = {"contract": ["contract", "--timeout", "60000"], "lint --probe": ["lint", "--probe"]}
+COMMANDS = {"contract": ["contract", "--timeout", "60s"], "lint --probe": ["lint", "--probe"]}
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -112,7 +112,7 @@ def test_a_promptfoo_mcp_suite_imports_validates_and_runs(
         "url": "http://127.0.0.1:9/mcp",
         "headers": {"Authorization": "Bearer ${NOTES_TOKEN}"},
     }
-    assert config["contract"] == {"cases": "evals/contract", "timeout_ms": 20000}
+    assert config["contract"] == {"cases": "evals/contract", "timeout": "20000ms"}
     found = yaml.safe_load((tmp_path / "evals" / "contract" / "find-her.yaml").read_text())
     assert found["server"] == "memory"
     assert found["steps"][0]["expect"] == {

@@ -208,7 +208,7 @@ def test_sarif_keeps_ignored_findings_as_suppressed(
 def test_markdown_output_and_output_file(
     project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    outcome = run_main(capsys, "lint", "--format", "md", "--output", tmp_path / "out" / "lint.md")
+    outcome = run_main(capsys, "lint", "--format", "md", "--out", tmp_path / "out" / "lint.md")
     assert outcome.code == 1 and outcome.out == ""
     text = (tmp_path / "out" / "lint.md").read_text("utf-8")
     assert re.match(r"### 🔎 mcp-evals lint: grade [A-F] \(\d+/100\)", text)

@@ -21,7 +21,7 @@ def run_audit_mode(step: Step) -> ModeResult:
     inputs = step.inputs
     step.out_dir.mkdir(parents=True, exist_ok=True)
     report_path = step.out_dir / "audit.json"
-    args: list[str] = ["audit", "--format", "json", "--output", str(report_path)]
+    args: list[str] = ["audit", "--format", "json", "--out", str(report_path)]
     if inputs.fail_under is not None:
         args += ["--fail-under", str(inputs.fail_under)]
     if inputs.audit_url:

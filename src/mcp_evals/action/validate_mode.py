@@ -83,7 +83,7 @@ def run_lint(step: Step, snapshot: Path, env: dict[str, str]) -> tuple[int, str]
     SARIF 2.1.0 (for `github/codeql-action/upload-sarif`) are left in the out folder."""
     report_path = step.out_dir / "lint.json"
     linted = run_cli(
-        ["lint", "--config", step.config, "--catalog", snapshot, "--format", "json", "--output", report_path],
+        ["lint", "--config", step.config, "--catalog", snapshot, "--format", "json", "--out", report_path],
         env=env,
         cwd=step.workspace,
         group="mcp-evals lint",

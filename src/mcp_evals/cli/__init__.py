@@ -16,6 +16,7 @@ import click
 
 from mcp_evals._version import __version__
 from mcp_evals.cli import stop
+from mcp_evals.cli.vocabulary import accept_global_options
 from mcp_evals.errors import EXIT_BAD_INPUT, McpEvalsError, user_facing
 from mcp_evals.files import command_inputs
 
@@ -63,7 +64,9 @@ SUMMARIES: dict[str, str] = {
     "compare": "Run the same fixtures against two catalogs, or one catalog delivered several ways, paired.",
     "improve": "Rewrite the descriptions of confused tools, and prove the rewrite on held-out fixtures.",
     "session": "Run multi-step sessions: a model uses a live server's tools, per arm and fault level.",
-    "import": "Import another tool's evals: mcp-eval-runner's history, MCPJam, promptfoo, mcpgrade.",
+    "import": (
+        "Import another tool's evals: mcp-eval-runner's history, MCPJam, promptfoo, mcpgrade, mcp-assert."
+    ),
 }
 
 
@@ -94,7 +97,7 @@ class LazyGroup(click.Group):
             module = importlib.import_module(f"{__name__}.{module_name}")
             command = getattr(module, attribute)
             assert isinstance(command, click.Command)
-            return command
+            return accept_global_options(command)
         return super().get_command(ctx, cmd_name)
 
 

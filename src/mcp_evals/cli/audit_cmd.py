@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from mcp_evals.cli.vocabulary import duration_option, format_option, out_option
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError
 
 FORMATS = ("text", "md", "json", "sarif")
@@ -107,18 +108,21 @@ def redact_target(command: str | None, args: tuple[str, ...], url: str | None) -
     metavar="'NAME: VALUE'",
     help="An HTTP header (--url). Repeatable.",
 )
-@click.option(
+@duration_option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=60.0,
+    default="60s",
     show_default=True,
-    help="Seconds the server may take to start, handshake and list.",
+    help="How long the server may take to start, handshake and list.",
 )
-@click.option("--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True)
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the report to this file (completely or not at all) instead of standard output.",
+@format_option(
+    *FORMATS,
+    name="output_format",
+    default="text",
+    show_default=True,
+    help="The report: text, Markdown, JSON, or SARIF 2.1.0 (code scanning).",
+)
+@out_option(
+    "Write the report to this file (completely or not at all) instead of standard output.", old=["--output"]
 )
 @click.option(
     "--fail-under",
@@ -135,7 +139,7 @@ def audit(
     header_pairs: tuple[str, ...],
     timeout: float,
     output_format: str,
-    output: Path | None,
+    out: Path | None,
     fail_under: int | None,
     args: tuple[str, ...],
 ) -> int:
@@ -143,7 +147,7 @@ def audit(
 
     \b
     mcp-evals audit --command npx -y @modelcontextprotocol/server-memory
-    mcp-evals audit --format sarif --output audit.sarif --url http://127.0.0.1:8000/mcp
+    mcp-evals audit --format sarif --out audit.sarif --url http://127.0.0.1:8000/mcp
     mcp-evals audit --config mcp-evals.yaml          (the servers of a config)
     Put every option before --command: what follows CMD is its arguments. Read-only: the probe calls
     only tools marked read-only (or not destructive), with {}; the protocol checks call no tool.
@@ -178,10 +182,10 @@ def audit(
         )
     config.check_variables()
     text, failed = _run(config, target, output_format, fail_under)
-    if output is not None:
+    if out is not None:
         from mcp_evals.files import atomic_write
 
-        with atomic_write(output) as stream:
+        with atomic_write(out) as stream:
             stream.write(text + "\n")
     else:
         click.echo(text)

@@ -16,6 +16,7 @@ from mcp_evals.catalog.diff import CatalogDiff, RenamedTool, diff_catalogs
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, read_lock, write_lock, write_snapshot
 from mcp_evals.cli.options import config_inputs, config_option, read_config
+from mcp_evals.cli.vocabulary import format_option
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError
 from mcp_evals.files import refuse_inputs, same_file, updates
@@ -211,8 +212,15 @@ def lock_written(catalog: Catalog, previous: Catalog | None, shown: str) -> str:
 @catalog.command("diff")
 @click.argument("old", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("new", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the differences as JSON.")
-def diff(old: Path, new: Path, as_json: bool) -> int:
+@format_option(
+    "text",
+    "json",
+    default="text",
+    show_default=True,
+    aliases={"--json": "json"},
+    help="Print the differences as text or as JSON.",
+)
+def diff(old: Path, new: Path, report_format: str) -> int:
     """Compare two catalog snapshots: added, removed, probably renamed and changed tools.
 
     \b
@@ -220,7 +228,9 @@ def diff(old: Path, new: Path, as_json: bool) -> int:
     not a snapshot. Write snapshots with `mcp-evals catalog --out FILE`.
     """
     changes = diff_catalogs(load_catalog(old), load_catalog(new))
-    click.echo(changes.model_dump_json(indent=2) if as_json else render_diff(changes, old, new))
+    click.echo(
+        changes.model_dump_json(indent=2) if report_format == "json" else render_diff(changes, old, new)
+    )
     return EXIT_CHECK_FAILED if changes.changed else EXIT_OK
 
 

@@ -15,15 +15,20 @@ import anyio
 import click
 
 from mcp_evals.cli.options import config_option, read_config
+from mcp_evals.cli.vocabulary import duration_option, format_option, out_option
 from mcp_evals.contract.compat import COMPAT_CHOICES, CompatChoice
 from mcp_evals.contract.load import ContractSetup
 from mcp_evals.contract.model import ContractRun
 from mcp_evals.contract.regression import Comparison
 from mcp_evals.contract.reports import FORMATS, Format
+from mcp_evals.durations import shown
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, ConfigError, McpEvalsError
 from mcp_evals.wording import docs_url, plural
 
-_COMPARE_FORMATS = ("console", "json", "md")
+_COMPARE_FORMATS = ("text", "json", "md")
+_compare_format = format_option(
+    *_COMPARE_FORMATS, default="text", show_default=True, help="Text, JSON or Markdown."
+)
 
 
 def load_setup(ctx: click.Context, config_path: Path) -> ContractSetup:
@@ -82,7 +87,7 @@ def run_and_report(
     setup: ContractSetup,
     names: list[str] | None,
     *,
-    timeout_ms: int,
+    timeout: float,
     concurrency: int,
     report_format: Format,
     out: Path | None,
@@ -123,7 +128,7 @@ def run_and_report(
             click.echo(line, err=True)
     click.echo(
         f"mcp-evals contract: {plural(len(cases), 'case')} · suite {setup.suite} · "
-        f"concurrency {concurrency} · step timeout {timeout_ms} ms"
+        f"concurrency {concurrency} · step timeout {shown(timeout)}"
         + (f" · {trials} trials each" if trials is not None and trials > 1 else ""),
         err=True,
     )
@@ -133,7 +138,7 @@ def run_and_report(
             cases,
             setup,
             judge,
-            timeout_ms=timeout_ms,
+            timeout_ms=max(1, round(timeout * 1000)),
             concurrency=concurrency,
             selection=names,
             continue_on_failure=continue_on_failure,
@@ -196,14 +201,15 @@ def _db_option(function: Any) -> Any:
     type=click.IntRange(1, 64),
     help="Cases at the same time (default 1, or contract.concurrency).",
 )
-@click.option(
+@duration_option(
     "--timeout",
-    "timeout_ms",
-    type=click.IntRange(1),
-    help="Per-step timeout in milliseconds (default 30000, or contract.timeout_ms).",
+    bare="ms",
+    help="How long one step may take (default 30s, or contract.timeout).",
 )
-@click.option("--format", "report_format", type=click.Choice(FORMATS), default="console", show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@format_option(
+    *FORMATS, default="text", show_default=True, help="Text, JSON, one HTML file, Markdown or JUnit XML."
+)
+@out_option("Write the report to this file instead of standard output.")
 @_db_option
 @click.option("--no-history", is_flag=True, help="Neither read nor record history.")
 @click.option(
@@ -234,7 +240,9 @@ def _db_option(function: Any) -> Any:
 )
 @click.option("--keep-sandbox", is_flag=True, help="Keep each case's sandbox folder (the report says where).")
 @click.option("--watch", is_flag=True, help="Re-run the cases a changed case or server file affects.")
-@click.option("--interval", type=click.FloatRange(0.1), default=1.0, help="Seconds between --watch polls.")
+@duration_option(
+    "--interval", default="1s", show_default=True, minimum=0.1, help="How long --watch waits between polls."
+)
 @click.pass_context
 def contract(
     ctx: click.Context,
@@ -243,7 +251,7 @@ def contract(
     compat: CompatChoice,
     case_names: tuple[str, ...],
     concurrency: int | None,
-    timeout_ms: int | None,
+    timeout: float | None,
     report_format: Format,
     out: Path | None,
     db: Path | None,
@@ -280,7 +288,7 @@ def contract(
     setup = cases_setup(ctx, config_path, fixtures, compat)
     names = list(case_names) or None
     settings: dict[str, Any] = {
-        "timeout_ms": timeout_ms or setup.options.timeout_ms,
+        "timeout": timeout or setup.options.timeout,
         "concurrency": concurrency or setup.options.concurrency,
         "report_format": report_format,
         "out": out,
@@ -449,7 +457,7 @@ def _run_for(history: Any, setup: ContractSetup, run_id: str | None) -> Contract
 @config_option
 @_db_option
 @click.option("--run", "run_id", help="The run to judge (default: the latest of the suite).")
-@click.option("--format", "report_format", type=click.Choice(_COMPARE_FORMATS), default="console")
+@_compare_format
 @click.pass_context
 def regression(
     ctx: click.Context, config_path: Path, db: Path | None, run_id: str | None, report_format: str
@@ -475,7 +483,7 @@ def regression(
 @click.argument("run_a")
 @click.argument("run_b")
 @_db_option
-@click.option("--format", "report_format", type=click.Choice(_COMPARE_FORMATS), default="console")
+@_compare_format
 @click.pass_context
 def compare(
     ctx: click.Context, config_path: Path, run_a: str, run_b: str, db: Path | None, report_format: str
@@ -539,7 +547,7 @@ def gate(
 @contract.command("history")
 @config_option
 @_db_option
-@click.option("--limit", type=click.IntRange(1), default=20, show_default=True)
+@click.option("--limit", type=click.IntRange(1), default=20, show_default=True, help="Runs to show.")
 @click.option("--all-suites", is_flag=True, help="Every suite in the file, not only this config's.")
 @click.pass_context
 def history(ctx: click.Context, config_path: Path, db: Path | None, limit: int, all_suites: bool) -> int:
@@ -573,16 +581,15 @@ def history(ctx: click.Context, config_path: Path, db: Path | None, limit: int, 
     help="Also call tools that may write (not read-only or idempotent) unless annotated destructive.",
 )
 @click.option("--include-destructive", is_flag=True, help="Call every tool, those annotated destructive too.")
-@click.option(
+@duration_option(
     "--timeout",
-    "timeout_ms",
-    type=click.IntRange(1),
-    default=10_000,
+    bare="ms",
+    default="10s",
     show_default=True,
-    help="Milliseconds a call may take before it counts as hung.",
+    help="How long a call may take before it counts as hung.",
 )
-@click.option("--format", "report_format", type=click.Choice(("console", "json")), default="console")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@format_option("text", "json", default="text", show_default=True, help="The report as text or as JSON.")
+@out_option("Write the report to this file instead of standard output.")
 @click.pass_context
 def fuzz(
     ctx: click.Context,
@@ -591,7 +598,7 @@ def fuzz(
     tools: tuple[str, ...],
     include_writes: bool,
     include_destructive: bool,
-    timeout_ms: int,
+    timeout: float,
     report_format: str,
     out: Path | None,
 ) -> int:
@@ -632,7 +639,7 @@ def fuzz(
 
     async def main() -> list[Any]:
         return [
-            await Fuzz(server, config, reach=reach, timeout=timeout_ms / 1000, only=list(tools)).run()
+            await Fuzz(server, config, reach=reach, timeout=timeout, only=list(tools)).run()
             for server in chosen
         ]
 

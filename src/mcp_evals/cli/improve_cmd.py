@@ -16,6 +16,7 @@ import click
 from mcp_evals.api.inputs import config_inputs
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.cli.options import ProviderChoice, config_option, read_config, snapshot_option
+from mcp_evals.cli.vocabulary import format_option
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, InputFileError
 from mcp_evals.fixtures.load import load_fixtures
@@ -110,10 +111,10 @@ def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -
     help="Write the new descriptions into the server's source, where a literal holds the old text "
     "exactly (never when the proof says worse).",
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["md", "json"]),
+@format_option(
+    "md",
+    "json",
+    name="output_format",
     default="md",
     show_default=True,
     help="What it prints: md (improve.md, the Markdown of a PR comment or job summary) or json "

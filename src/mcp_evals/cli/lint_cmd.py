@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from mcp_evals.cli.options import config_option, read_config, snapshot_option
+from mcp_evals.cli.vocabulary import format_option, out_option
 from mcp_evals.config.model import DEFAULT_CONFIG_NAME
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError
 from mcp_evals.wording import docs_url
@@ -36,18 +37,15 @@ FORMATS = ("text", "json", "sarif", "md")
 @click.option(
     "--url", help="Lint the server at this URL (Streamable HTTP or legacy SSE), with no config file."
 )
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(FORMATS),
+@format_option(
+    *FORMATS,
+    name="output_format",
     default="text",
     show_default=True,
     help="Output: text, a JSON report, SARIF 2.1.0 (code scanning) or the PR comment's Markdown section.",
 )
-@click.option(
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the output to this file (completely or not at all) instead of standard output.",
+@out_option(
+    "Write the output to this file (completely or not at all) instead of standard output.", old=["--output"]
 )
 @click.option(
     "--results",
@@ -78,7 +76,7 @@ def lint(
     command: str | None,
     url: str | None,
     output_format: str,
-    output: Path | None,
+    out: Path | None,
     results_path: Path | None,
     probe: bool,
     probe_destructive: bool,
@@ -120,10 +118,10 @@ def lint(
         )
     setup = _setup(config_path, snapshot, command, url, args, explicit=explicit)
     text, failed = _run(setup, snapshot, output_format, results_path, probe, probe_destructive)
-    if output is not None:
+    if out is not None:
         from mcp_evals.files import atomic_write
 
-        with atomic_write(output, what="--output") as stream:
+        with atomic_write(out, what="--out") as stream:
             stream.write(text + "\n")
     else:
         click.echo(text)

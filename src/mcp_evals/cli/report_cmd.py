@@ -9,6 +9,7 @@ from typing import cast
 import click
 
 from mcp_evals.cli.options import colour_wanted, config_inputs, output_format, terminal_width
+from mcp_evals.cli.vocabulary import format_option, out_option
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import DEFAULT_CONFIG_NAME, Config
 from mcp_evals.errors import EXIT_OK
@@ -37,14 +38,12 @@ def optional_config(path: Path | None) -> Config | None:
 
 @click.command()
 @click.argument("results", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--format",
-    "report_format",
-    type=click.Choice(FORMATS),
+@format_option(
+    *FORMATS,
     help="text (a terminal), md (PR comment / job summary), json (versioned schema), junit (XML), html "
     "(single file). Default: text on a terminal, md when piped or written with --out.",
 )
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+@out_option("Write the report to this file instead of standard output.")
 @click.option(
     "--baseline",
     "baseline_path",

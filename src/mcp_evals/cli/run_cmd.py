@@ -22,6 +22,7 @@ from mcp_evals.cli.options import (
     read_config,
     terminal_width,
 )
+from mcp_evals.cli.vocabulary import format_option
 from mcp_evals.errors import EXIT_OK
 from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.run.plan import EXPECT_NOTHING_CACHED
@@ -106,10 +107,9 @@ def show_report(outcome: ReportFiles, report_format: str | None) -> int:
 @click.option("--dry", is_flag=True, help="Send nothing billable: count tokens and print the estimated cost.")
 @click.option("--batch", is_flag=True, help="Use the Message Batches API (anthropic; half price, slow).")
 @click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL), e.g. a gateway.")
-@click.option(
-    "--format",
-    "report_format",
-    type=click.Choice(["text", "md"]),
+@format_option(
+    "text",
+    "md",
     help="The report printed at the end: text (default on a terminal) or md (the Markdown a PR comment "
     "shows; the default when piped).",
 )

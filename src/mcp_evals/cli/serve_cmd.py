@@ -9,6 +9,7 @@ import click
 
 from mcp_evals.cli.contract_cmd import load_setup
 from mcp_evals.cli.options import config_option
+from mcp_evals.cli.vocabulary import duration_option
 from mcp_evals.errors import EXIT_OK
 
 
@@ -19,8 +20,8 @@ from mcp_evals.errors import EXIT_OK
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="With --http-port: the address to bind.")
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), help="The history file (SQLite).")
-@click.option(
-    "--timeout", "timeout_ms", type=click.IntRange(1), help="Per-step timeout in ms (default 30000)."
+@duration_option(
+    "--timeout", bare="ms", help="How long one step may take (default 30s, or contract.timeout)."
 )
 @click.option("--concurrency", type=click.IntRange(1, 64), help="Cases at the same time (default 1).")
 @click.option(
@@ -35,7 +36,7 @@ def serve(
     http_port: int | None,
     host: str,
     db: Path | None,
-    timeout_ms: int | None,
+    timeout: float | None,
     concurrency: int | None,
     judge_budget_usd: float | None,
 ) -> int:
@@ -56,7 +57,7 @@ def serve(
     harness = Harness(
         setup,
         db=db,
-        timeout_ms=timeout_ms,
+        timeout_ms=None if timeout is None else max(1, round(timeout * 1000)),
         concurrency=concurrency,
         config_path=config_path if setup.config is not None else None,
         judge_budget_usd=judge_budget_usd,

@@ -15,6 +15,7 @@ import click
 
 from mcp_evals.api.session import holds_sessions
 from mcp_evals.cli.options import ProviderChoice, config_option, read_config, snapshot_option
+from mcp_evals.cli.vocabulary import format_option, out_option
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY
 from mcp_evals.wording import plural
@@ -52,7 +53,13 @@ def _say(text: str) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="The task-set file (YAML or JSON).",
 )
-@click.option("--arm", type=click.Choice(["A", "B", "both"]), default="both", show_default=True)
+@click.option(
+    "--arm",
+    type=click.Choice(["A", "B", "both"]),
+    default="both",
+    show_default=True,
+    help="Which of the task set's arms to run: A, B or both.",
+)
 @click.option("--fault", "fault", metavar="P,…", help="Fault levels in percent, e.g. 0,20 (default: all).")
 @click.option("--runs", type=click.IntRange(1, 100), default=1, show_default=True, help="Sessions per cell.")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")
@@ -187,8 +194,8 @@ def validate(ctx: click.Context, config_path: Path, tasks_path: Path, snapshot: 
 
 @session.command("report")
 @click.argument("records", type=click.Path(exists=True, path_type=Path))
-@click.option("--format", "report_format", type=click.Choice(["md", "json"]), default="md", show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here (default stdout).")
+@format_option("md", "json", default="md", show_default=True, help="The report as Markdown or as JSON.")
+@out_option("Write the report to this file instead of standard output.")
 @click.option("--max-chars", type=click.IntRange(2000), help="Keep the Markdown within this many characters.")
 def report(records: Path, report_format: str, out: Path | None, max_chars: int | None) -> int:
     """Render the report of a session run from its records (a records file, or the newest in a folder).

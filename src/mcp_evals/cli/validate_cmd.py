@@ -15,6 +15,7 @@ from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, read_lock
 from mcp_evals.cli.catalog_cmd import change_lines, printable
 from mcp_evals.cli.options import config_option, read_config, snapshot_option
+from mcp_evals.cli.vocabulary import format_option
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, McpEvalsError
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.validate import FixtureCoverage, Problem
@@ -151,10 +152,11 @@ def github_annotations(
 @click.command()
 @config_option
 @snapshot_option("Check against")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(["text", "json", "md"]),
+@format_option(
+    "text",
+    "json",
+    "md",
+    name="output_format",
     default="text",
     show_default=True,
     help="Output: one line per problem, a JSON document, or the Markdown the GitHub Action comments.",

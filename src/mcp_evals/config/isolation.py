@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from mcp_evals.config.unions import ByShape
+from mcp_evals.durations import Seconds
 from mcp_evals.errors import InputFileError, where
 from mcp_evals.strict import FileModel, StrictModel
 
@@ -76,7 +77,11 @@ class Hook(StrictModel):
         None,
         description="The command's working folder, relative to the file naming it (default: its folder).",
     )
-    timeout: float = Field(DEFAULT_HOOK_TIMEOUT, gt=0, description="Seconds before it counts as failed.")
+    timeout: Seconds = Field(
+        DEFAULT_HOOK_TIMEOUT,
+        gt=0,
+        description="How long before it counts as failed (seconds, or 500ms, 30s, 2m).",
+    )
 
     @model_validator(mode="after")
     def _one_action(self) -> Hook:

@@ -32,6 +32,7 @@ from mcp_evals.config.isolation import (
 from mcp_evals.config.messages import dotted
 from mcp_evals.config.unions import ByShape
 from mcp_evals.config.variables import value_error
+from mcp_evals.durations import Seconds
 from mcp_evals.errors import where
 from mcp_evals.provider_registry import RegisteredProvider
 from mcp_evals.strict import FileModel
@@ -70,7 +71,9 @@ class ServerConfig(StrictModel):
     )
     snapshot: str | None = Field(None, description="A catalog snapshot written by `mcp-evals catalog --out`.")
     prefix: bool = Field(False, description="Name this server's tools `server__tool` to avoid clashes.")
-    timeout: float = Field(30.0, gt=0, description="Seconds to start, handshake and list tools.")
+    timeout: Seconds = Field(
+        30.0, gt=0, description="Seconds to start, handshake and list tools (or 30s, 2m)."
+    )
 
     _whole_environment: bool = PrivateAttr(default=False)
 
@@ -180,9 +183,11 @@ class RunOptions(StrictModel):
     samples: int = Field(1, ge=1, le=100)
     max_tokens: int = Field(1024, ge=16)
     temperature: float | None = Field(None, ge=0, le=2)
-    timeout: float = Field(60.0, gt=0, description="Seconds for one model request.")
+    timeout: Seconds = Field(60.0, gt=0, description="Seconds for one model request (or 500ms, 2m).")
     max_attempts: int = Field(6, ge=1, le=20)
-    max_wait: float = Field(60.0, gt=0, description="Longest single wait between retries, in seconds.")
+    max_wait: Seconds = Field(
+        60.0, gt=0, description="Longest single wait between retries, in seconds (or 2m)."
+    )
     budget_usd: float | None = Field(None, gt=0)
     anthropic_version: str = "2023-06-01"
     base_url: str | None = None
@@ -365,7 +370,7 @@ class JudgeOptions(StrictModel):
         gt=0,
         description="Most the judge may spend in one run; without it `llm_judge` steps are skipped.",
     )
-    timeout: float = Field(60.0, gt=0, description="Seconds for one judge request.")
+    timeout: Seconds = Field(60.0, gt=0, description="Seconds for one judge request (or 500ms, 2m).")
 
 
 class ContractOptions(StrictModel):
@@ -385,12 +390,25 @@ class ContractOptions(StrictModel):
     server: str | None = Field(
         None, description="The config server cases use when they name none (default: the only one)."
     )
-    timeout_ms: int = Field(30000, gt=0, description="Per-step timeout in milliseconds.")
+    timeout: Seconds = Field(30.0, gt=0, description="Seconds one step may take (or 500ms, 30s, 2m).")
+    timeout_ms: int | None = Field(
+        None,
+        gt=0,
+        json_schema_extra={"deprecated": True},
+        description="Deprecated name of `timeout`, in milliseconds (read when `timeout` is not set).",
+    )
     concurrency: int = Field(1, ge=1, le=64, description="Cases run at the same time.")
     continue_on_failure: bool = Field(
         False, description="Run a case's later steps after one failed (default: stop the case)."
     )
     judge: JudgeOptions = Field(default_factory=JudgeOptions)
+
+    @model_validator(mode="after")
+    def _old_timeout(self) -> ContractOptions:
+        """``timeout_ms`` (milliseconds) is the old spelling of ``timeout``, which wins when both are set."""
+        if self.timeout_ms is not None and "timeout" not in self.model_fields_set:
+            self.timeout = self.timeout_ms / 1000
+        return self
 
 
 LintSeverity = Literal["error", "warning", "info"]

@@ -23,6 +23,7 @@ from mcp_evals.config.isolation import (
 )
 from mcp_evals.config.model import ServerConfig, StrictModel
 from mcp_evals.config.unions import ByShape
+from mcp_evals.durations import Seconds
 from mcp_evals.strict import FileModel
 
 CONTRACT_SCHEMA_VERSION = "mcp-evals.contract/1"
@@ -63,7 +64,11 @@ class CaseServer(StrictModel):
     )
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers; `${VAR}` expands.")
     transport: Literal["auto", "streamable-http", "sse"] = "auto"
-    timeout: float = Field(30.0, gt=0, description="Seconds to start, handshake and list tools.")
+    timeout: Seconds = Field(
+        30.0,
+        gt=0,
+        description="How long to start, handshake and list tools (seconds, or 500ms, 30s, 2m).",
+    )
 
     @model_validator(mode="after")
     def _one_source(self) -> CaseServer:

@@ -63,7 +63,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         default=None,
         metavar="MS",
-        help="Per-step timeout in milliseconds (default: contract.timeout_ms, else 30000).",
+        help="Per-step timeout in milliseconds (default: contract.timeout, else 30 s).",
     )
     group.addoption(
         "--mcp-evals-judge-budget-usd",
@@ -183,7 +183,7 @@ class CaseItem(pytest.Item):
                 [self.case],
                 setup,
                 judge,
-                timeout_ms=options("--mcp-evals-timeout") or setup.options.timeout_ms,
+                timeout_ms=options("--mcp-evals-timeout") or round(setup.options.timeout * 1000),
                 concurrency=1,
                 trials=options("--mcp-evals-trials"),
                 update_snapshots=bool(options("--mcp-evals-update-snapshots")),

@@ -16,8 +16,8 @@ from mcp_evals.contract.regression import CaseChange, Comparison, failing_lines
 from mcp_evals.report.escape import clean, html_text, md_code, md_text, plain, truncate, xml_text
 from mcp_evals.wording import plural
 
-Format = Literal["console", "json", "html", "md", "junit"]
-FORMATS: tuple[Format, ...] = ("console", "json", "html", "md", "junit")
+Format = Literal["text", "json", "html", "md", "junit"]
+FORMATS: tuple[Format, ...] = ("text", "json", "html", "md", "junit")
 MARKER = "<!-- mcp-evals:contract -->"
 if TYPE_CHECKING:
     import jinja2

@@ -132,7 +132,7 @@ KEYS = (
     ),
     Key(
         "`timeout` (per assertion)",
-        "`--timeout` / `contract.timeout_ms` (per step)",
+        "`--timeout` / `contract.timeout` (per step)",
         "changed",
         "one setting for the run, per step",
     ),

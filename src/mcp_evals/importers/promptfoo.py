@@ -57,7 +57,7 @@ KEYS = (
         "no equivalent: write the header",
     ),
     Key("`{{ env.VAR }}`", "`${VAR}`", "same"),
-    Key("`config.timeout` (ms)", "`contract.timeout_ms`", "same"),
+    Key("`config.timeout` (ms)", "`contract.timeout` (20000ms)", "same"),
     Key("`config.defaultArgs`", "merged into each step's `input`", "same"),
     Key('`tests[].vars` (the prompt, `{"tool", "args"}`)', "a case with one step: `tool`, `input`", "same"),
     Key("`tests[].description`", "the case `name`", "same"),
@@ -293,7 +293,7 @@ def import_promptfoo(config_path: Path, out: Path) -> Imported:
             )
         timeout = options.get("timeout")
         if isinstance(timeout, int) and timeout > 0:
-            config["contract"]["timeout_ms"] = timeout
+            config["contract"]["timeout"] = f"{timeout}ms"
         defaults = mapping(options.get("defaultArgs"))
         cases = _cases(document, found[0]["name"], defaults, imported)
     Config.model_validate(config)

@@ -54,7 +54,13 @@ KEYS = (
         "there the result passes if its text does",
     ),
     Key("a failed assertion", "the case goes on with its next step", "same"),
-    Key("`--fixtures` / `--fixtures-dir`, `--timeout`", "`--fixtures`, `--timeout`", "same"),
+    Key("`--fixtures` / `--fixtures-dir`", "`--fixtures`", "same"),
+    Key(
+        "`--timeout` (milliseconds)",
+        "`--timeout` with a unit (30000ms, 30s)",
+        "changed",
+        "a bare number is still milliseconds for one release, with a deprecation line",
+    ),
     Key(
         "`--db` / `--db-path` (`~/.mcp/evals.db`)",
         "`--db-path` (default `.mcp-evals/history.db`)",
@@ -62,6 +68,11 @@ KEYS = (
         "our own history file; `mcp-evals import mcp-eval-runner-history` brings its runs over",
     ),
     Key("`--concurrency`, `--watch`", "`--concurrency`, `--watch`", "same"),
-    Key("`--format` console, json, html", "`--format` console, json, html (and md)", "same"),
+    Key(
+        "`--format` console, json, html",
+        "`--format` text, json, html (and md)",
+        "changed",
+        "`console` is still read as `text` for one release, with a deprecation line",
+    ),
     Key("`--http-port`, its MCP tools", "`mcp-evals serve --http-port`, the same tools", "same"),
 )

@@ -182,7 +182,7 @@ class Harness:
     ) -> None:
         self.setup = setup
         self.history = History(db if db is not None else setup.history_path)
-        self.timeout_ms = timeout_ms or setup.options.timeout_ms
+        self.timeout_ms = timeout_ms or max(1, round(setup.options.timeout * 1000))
         self.concurrency = concurrency or setup.options.concurrency
         self.config_path = config_path
         self.environ = dict(os.environ if environ is None else environ)

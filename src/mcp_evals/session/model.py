@@ -17,6 +17,7 @@ from pydantic import Field, field_validator, model_validator
 from mcp_evals.config.isolation import HookEntry, StateEntry, setup_field, state_field, teardown_field
 from mcp_evals.config.unions import ByShape
 from mcp_evals.contract.model import CaseServer
+from mcp_evals.durations import Seconds
 from mcp_evals.strict import FileModel, StrictModel
 
 TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -200,8 +201,12 @@ class Arm(StrictModel):
 
 
 class Timeouts(StrictModel):
-    step_seconds: float = Field(30.0, gt=0, description="One tool call.")
-    session_seconds: float = Field(900.0, gt=0, description="A whole session, model turns included.")
+    step_seconds: Seconds = Field(30.0, gt=0, description="One tool call (seconds, or 500ms, 30s, 2m).")
+    session_seconds: Seconds = Field(
+        900.0,
+        gt=0,
+        description="A whole session, model turns included (seconds, or 30s, 15m).",
+    )
 
 
 class JudgeSettings(StrictModel):

@@ -183,7 +183,7 @@ def main() -> int:
     best = min(seconds for seconds, _, _ in lints)
     print(
         f"lint() of {arguments.tools} {arguments.shape} tools ({pairs:,} pairs) and {arguments.fixtures:,} "
-        f"fixtures: {best:.2f} s best of {arguments.runs} ({lints[0][1]:,} findings, {lints[0][2]} "
+        f"fixtures: {best:.2f} s best of {arguments.runs} ({lints[0][1]:,} findings, {lints[0][2]:,} "
         "predicted pairs)"
     )
     large = arguments.tools >= LARGE_TOOLS

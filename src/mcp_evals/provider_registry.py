@@ -19,7 +19,6 @@ capabilities or class are first asked for. A built-in name is never replaced by 
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -31,6 +30,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import core_schema
 
 from mcp_evals.errors import ConfigError
+from mcp_evals.suggest import did_you_mean, suggest
 
 if TYPE_CHECKING:
     from pydantic.json_schema import JsonSchemaValue
@@ -206,8 +206,7 @@ class Registry(Mapping[str, ProviderEntry]):
             return name
         if name in self:
             raise ValueError(f"provider {name!r} cannot be used here (use one of: {', '.join(known)})")
-        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-        suggestion = f"; did you mean {close[0]!r}?" if close else ""
+        suggestion = did_you_mean(suggest(name, known, limit=1), lead="; ")
         raise ValueError(f"unknown provider {name!r} (known: {', '.join(known)}){suggestion}")
 
 

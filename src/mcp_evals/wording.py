@@ -6,9 +6,19 @@ from collections.abc import Sequence
 from typing import Any
 
 
+def number(count: int) -> str:
+    """``1753`` → ``"1,753"``: how every count and token figure reads, in every message."""
+    return f"{count:,}"
+
+
+def noun(count: int, word: str, plural_form: str | None = None) -> str:
+    """The form of ``word`` that goes with ``count``: ``noun(1, "typo")`` → ``"typo"``, else ``"typos"``."""
+    return word if count == 1 else (plural_form or word + "s")
+
+
 def plural(count: int, word: str, plural_form: str | None = None) -> str:
-    """``plural(1, "fix", "fixes")`` → ``"1 fix"``; ``plural(2, "tool")`` → ``"2 tools"``."""
-    return f"{count} {word if count == 1 else (plural_form or word + 's')}"
+    """``plural(1, "fix", "fixes")`` → ``"1 fix"``; ``plural(1753, "token")`` → ``"1,753 tokens"``."""
+    return f"{number(count)} {noun(count, word, plural_form)}"
 
 
 def shorten(text: str, limit: int) -> str:

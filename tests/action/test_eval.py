@@ -272,7 +272,7 @@ def test_shards_run_apart_then_merge_and_report(step: ActionStep, fake_github: F
     }
     result = step.run_entrypoint(dispatch_env(step, fake_github, inputs))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "merged 2 file(s)" in result.stdout
+    assert "merged 2 files" in result.stdout
     summary = step.summary_text()
     assert "56/56 answers reached" in summary and "lexical baseline" in summary
     assert step.outputs()["top1"] != "" and step.outputs()["decision"] == "not_gated"

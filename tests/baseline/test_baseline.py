@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_evals.baseline.compare import Baseline, compare_with_baseline, make_baseline, mcnemar_exact
+from mcp_evals.baseline.compare import Baseline, compare_with_baseline, make_baseline
 from mcp_evals.baseline.file import load_baseline, write_baseline
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import BaselineOptions
@@ -16,6 +16,7 @@ from mcp_evals.fixtures.model import Fixture
 from mcp_evals.record.model import FixtureResult, RunHeader
 from mcp_evals.record.read import Results
 from mcp_evals.score import score_results
+from mcp_evals.stats import mcnemar_exact
 from support.records import answer, call, catalog, header, helpdesk_results, tool
 
 

@@ -86,6 +86,14 @@ def test_init_never_overwrites_a_file(run_cli: RunCli, server_folder: Path) -> N
     assert (server_folder / "evals" / "ticket.yaml").read_text() == "# mine\nfixtures: []\n"
 
 
+def test_init_with_nothing_left_to_stub_gives_no_next_step(run_cli: RunCli, server_folder: Path) -> None:
+    assert run_cli("init", "--command", "python", "server.py", cwd=server_folder).returncode == 0
+    again = run_cli("init", cwd=server_folder)
+    assert again.returncode == 0, again.stderr
+    assert "no fixture stub written: every tool has a fixture" in again.stderr
+    assert "0 fixture stubs" not in again.stderr and "next:" not in again.stderr
+
+
 def test_init_from_an_existing_config_without_fixtures(run_cli: RunCli, server_folder: Path) -> None:
     (server_folder / "mcp-evals.yaml").write_text(
         "servers:\n  - {name: desk, command: python, args: [server.py]}\nareas:\n  tickets: ['*ticket*']\n"

@@ -83,8 +83,10 @@ def test_update_lock_writes_a_sorted_stable_readable_lock(
     assert text == json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     names = [tool["name"] for tool in document["servers"][0]["tools"]]
     assert names == sorted(names) and len(names) == 22
-    # Only what a model sees: no versions or instructions that change without the tools changing.
-    assert set(document["servers"][0]) == {"name", "transport", "prefix", "tools"}
+    # Only the surface: no versions, capabilities or instructions that change without it changing.
+    surface = {"name", "transport", "prefix", "tools", "resources", "resource_templates", "prompts"}
+    assert set(document["servers"][0]) == surface
+    assert document["servers"][0]["prompts"] == [] and document["servers"][0]["resources"] == []
     assert document["hash"] == live.hash and document["format"] == "mcp-evals.catalog/1"
     assert load_catalog(project / LOCK).hash == live.hash  # the lock is a snapshot in the usual format
 

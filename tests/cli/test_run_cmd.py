@@ -150,6 +150,39 @@ def test_dry_without_a_key_estimates_locally_and_sends_nothing(
     assert "budget $100: this run fits" in cli(*dry, "100").out
 
 
+RUNNING = Path(__file__).resolve().parents[2] / "docs" / "running.md"
+
+
+def test_dry_and_lint_give_one_prefix_estimate_and_running_md_quotes_the_dry_run(
+    project: Project, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    """One token estimate: lint's request prefix and `run --dry`'s are the same number (issue 28, 1)."""
+    dry = cli("run", "--config", project.config, "--provider", "anthropic", "--dry")
+    assert dry.code == 0, dry.err
+    linted = cli("lint", "--config", project.config, "--format", "json")
+    prefix = json.loads(linted.out)["tokens"]["prefix_tokens"]
+    assert f"  catalog + system prompt: {prefix:,} per request (the cacheable prefix)" in dry.out.splitlines()
+    # docs/running.md shows this run on examples/helpdesk (the same catalog, prompt and fixtures)
+    text = RUNNING.read_text("utf-8")
+    command = "$ cd examples/helpdesk && mcp-evals run --provider anthropic --dry\n"
+    documented = text[text.index(command) + len(command) :].split("```")[0]
+    assert documented == dry.out
+
+
+def test_a_prefix_below_the_cache_minimum_is_noted_once_in_one_number_format(
+    make_project: MakeProject, clean_env: pytest.MonkeyPatch, cli: Cli
+) -> None:
+    price = {"input": 5.0, "output": 25.0, "cache_write": 6.25, "cache_read": 0.5, "min_cache_tokens": 8192}
+    project = make_project(run={"prices": {"claude-opus-4-8": price}})
+    dry = cli("run", "--config", project.config, "--provider", "anthropic", "--dry")
+    assert dry.code == 0, dry.err
+    said = dry.out + dry.err
+    assert said.count("below the 8,192-token minimum") == 1 and "8192" not in said
+    [note] = [line for line in said.splitlines() if "8,192" in line]
+    prefix = note.split("are about ")[1].split(" tokens")[0]
+    assert "," in prefix and f"catalog + system prompt: {prefix} per request" in dry.out
+
+
 def test_dry_with_a_key_counts_tokens_for_free_and_sends_no_message(
     project: Project, anthropic_fake: FakeAnthropic, cli: Cli
 ) -> None:

@@ -13,13 +13,13 @@ from fakes.fake_anthropic import FakeAnthropic
 from fakes.fake_http import Recorded, Reply
 from fakes.fake_openai import FakeOpenAI
 from mcp_evals.answers import Usage
-from mcp_evals.baseline.compare import sign_test
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.compare.paired import Comparison
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.pricing import find_price
 from mcp_evals.record.read import read_results
 from mcp_evals.run.budget import Budget
+from mcp_evals.stats import sign_test
 
 from .oracle import Oracle, context_of
 
@@ -490,7 +490,7 @@ def test_dry_estimates_each_arm_per_fixture_and_sends_nothing(
     assert result.code == 0, result.err
     assert anthropic.requests == []
     lines = result.out.splitlines()
-    assert lines[1] == "56 fixtures × 1 sample(s) × 3 arms, interleaved in one run"
+    assert lines[1] == "56 fixtures × 1 sample × 3 arms, interleaved in one run"
     per_arm = {line.split()[0]: line for line in lines if line.startswith("  ")}
     assert per_arm["full"].split()[1] == "1" and per_arm["deferred"].split()[1] == "1"
     assert per_arm["grouped"].split()[1] == "2"

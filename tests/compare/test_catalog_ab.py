@@ -10,11 +10,11 @@ import pytest
 
 from conftest import Cli, MakeProject
 from fakes.fake_anthropic import FakeAnthropic
-from mcp_evals.baseline.compare import sign_test
 from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
 from mcp_evals.compare.paired import Comparison
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.record.read import read_results
+from mcp_evals.stats import sign_test
 
 from .oracle import REWRITTEN, Oracle
 

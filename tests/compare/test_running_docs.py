@@ -67,10 +67,8 @@ def test_an_arm_record_is_a_normal_results_file_and_split_and_dry_work(
 
     dry = cli("compare", "--config", project.config, "--split", "test", "--dry", "--budget-usd", "1")
     assert dry.code == 0, dry.err and fake.requests == []
-    assert "2 fixtures × 1 sample(s) × 2 arms, interleaved in one run" in dry.out
-    assert re.search(
-        r"^  A  1 request\(s\) / fixture · [\d,]+ input tokens / fixture · \$", dry.out, re.MULTILINE
-    )
+    assert "2 fixtures × 1 sample × 2 arms, interleaved in one run" in dry.out
+    assert re.search(r"^  A  1 request / fixture · [\d,]+ input tokens / fixture · \$", dry.out, re.MULTILINE)
 
     out = tmp_path / "cmp"
     result = cli("compare", "--config", project.config, "--split", "test", "--budget-usd", "1", "--out", out)
@@ -347,13 +345,13 @@ def test_each_arm_note_goes_to_its_own_record_with_the_real_reason(
     # the search that found nothing: the model did call search_tools, so it honoured forced tool use
     found_nothing = [note for note in deferred if "found no tool" in note]
     assert found_nothing == [
-        "compare arm deferred: 1 answer(s) ended with no tool called because search_tools found no tool "
+        "compare arm deferred: 1 answer ended with no tool called because search_tools found no tool "
         "for the model's search (scored as no call; the model did call search_tools)"
     ]
     # the second request, forced, with tools that do not fit: answered in words, really not honoured
     ignored = [note for note in deferred if "did not honour forced tool use" in note]
     assert ignored == [
-        "compare arm deferred: gpt-5.4 did not honour forced tool use: 1 answer(s) to requests that "
+        "compare arm deferred: gpt-5.4 did not honour forced tool use: 1 answer to requests that "
         "forced a tool call had none (scored as no call)"
     ]
     assert "note: compare arm deferred: gpt-5.4 did not honour forced tool use" in result.err
@@ -403,6 +401,6 @@ def test_a_server_side_search_then_no_call_is_noted_in_the_deferred_record_only(
     assert "did not honour" not in result.err
     assert not any("search" in note for note in read_results(out / "full.ndjson").header.notes)
     assert (
-        "compare arm deferred: 1 answer(s) ended with no tool called because the API's tool search found "
+        "compare arm deferred: 1 answer ended with no tool called because the API's tool search found "
         "no tool for the model's search (scored as no call; the model did call the search tool)"
     ) in read_results(out / "deferred.ndjson").header.notes

@@ -159,8 +159,8 @@ REAL: list[tuple[str, str, str]] = [
     (
         "mcp-evals.yaml",
         _SERVERS + "lint:\n  rules:\n    X: true\n",
-        "mcp-evals.yaml:6 (lint.rules.X): no lint rule 'X' (an id is N, D, S, T, C or F and three digits; "
-        "`mcp-evals lint --rules-md` lists the rules)",
+        "mcp-evals.yaml:6 (lint.rules.X): no lint rule 'X' (an id is N, D, S, T, C, F, R, X or P and three "
+        "digits; `mcp-evals lint --rules-md` lists the rules)",
     ),
     (
         "c.yaml",

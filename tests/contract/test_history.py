@@ -57,8 +57,7 @@ def test_three_runs_regressions_fixes_compare_and_gate(
     second = contract(capsys)
     assert second.code == 1
     assert (
-        f"compared with run {run_1}: 1 regression(s), 1 fix(es), 0 still failing, 0 new, 1 unchanged"
-        in second.out
+        f"compared with run {run_1}: 1 regression, 1 fix, 0 still failing, 0 new, 1 unchanged" in second.out
     )
     assert f"regression: alpha (passed → failed, vs run {run_1})" in second.out
     assert "check: output_contains — 'good' is not in the output 'it broke'" in second.out
@@ -83,7 +82,7 @@ def test_three_runs_regressions_fixes_compare_and_gate(
 
     earlier_to_later = contract(capsys, "compare", run_1, run_3)
     assert earlier_to_later.code == 0
-    assert ": 0 regression(s), 1 fix(es)" in earlier_to_later.out
+    assert ": 0 regressions, 1 fix" in earlier_to_later.out
     assert "fixed: gamma" in earlier_to_later.out and "  regression:" not in earlier_to_later.out
     backwards = contract(capsys, "compare", run_3, run_2)
     assert backwards.code == 1

@@ -150,7 +150,7 @@ def test_the_judge_endpoint_and_what_the_reports_say_about_it(project: Project) 
         local.stop()
     assert case_of(run, "judged").status == "passed"
     assert len(local.model_requests()) == 1 and "authorization" not in local.model_requests()[0].headers
-    assert re.search(r"^judge: 1 requests, \$0\.\d{4} of \$0\.5$", render_console(run), re.M)
+    assert re.search(r"^judge: 1 request, \$0\.\d{4} of \$0\.5$", render_console(run), re.M)
     assert "Judge: 1 requests" in render_html(run)
     assert (
         Judge(JudgeOptions(), {"OPENAI_BASE_URL": "http://localhost:11434/v1"}).base_url

@@ -63,7 +63,7 @@ def test_history_goes_through_the_cache_and_a_cold_cache_is_no_failure(project: 
 
     warm, summary = run_step(script, project.root)  # the restored history
     assert warm == {"exit-code": "0"}
-    assert "**Against the previous run**" in summary and "0 regression(s)" in summary
+    assert "**Against the previous run**" in summary and "0 regressions" in summary
 
     project.case(
         "simulated", [{"id": "s", "tool": "t", "expected_output": "no", "expect": {"output_equals": "ok"}}]

@@ -101,7 +101,7 @@ def test_defaults_when_inputs_are_empty() -> None:
 @pytest.mark.parametrize(
     ("name", "value", "expected"),
     [
-        ("MODE", "lint", "validate | eval | contract | session | all"),
+        ("MODE", "lint", "validate | eval | contract | session | audit | all"),
         ("CONCURRENCY", "many", "a whole number ≥ 1"),
         ("LIMIT", "0", "a whole number ≥ 1"),
         ("COMMENT", "maybe", "true or false"),

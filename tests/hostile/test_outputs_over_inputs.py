@@ -31,6 +31,8 @@ from .conftest import HostileProject, tool
 # classified here (and, when it is an output, given a scenario below).
 OUTPUT, INPUT, NEVER_OVERWRITES = "output", "input", "never overwrites"
 PATH_OPTIONS = {
+    ("audit", "--config"): INPUT,
+    ("audit", "--output"): OUTPUT,
     ("baseline accept", "--out"): OUTPUT,
     ("baseline accept", "--config"): INPUT,
     ("baseline compare", "--baseline"): INPUT,
@@ -193,6 +195,7 @@ def scenarios(project: Project) -> dict[tuple[str, str], list[tuple[Argv, Path]]
             (lambda out: ["lint", *config, "--output", out], target)
             for target in (p.config, p.fixtures, p.snapshot)
         ],
+        ("audit", "--output"): [(lambda out: ["audit", *config, "--output", out], p.config)],
         ("catalog", "--out"): [
             (lambda out: ["catalog", *config, "--out", out], target) for target in (p.config, p.fixtures)
         ],

@@ -94,7 +94,7 @@ def test_a_promptfoo_mcp_suite_imports_validates_and_runs(
         "wrote evals/contract/store-a-person.yaml",
         "wrote evals/contract/find-her.yaml",
         "wrote evals/contract/a-rubric.yaml",
-        "2 servers; 3 case(s) from the mcp provider's tests",
+        "2 servers; 3 cases from the mcp provider's tests",
     ]
     assert (
         "not mapped: tests[1].assert[3]: assert javascript (no equivalent in a contract case)" in outcome.out

@@ -92,9 +92,9 @@ def test_an_imported_history_shows_in_contract_history_and_the_gate(
     assert outcome.code == 0, outcome.err
     history = project / ".mcp-evals" / "history.db"
     assert outcome.out.splitlines()[0] == (
-        f"imported 3 run(s), 6 case result(s), into {history} as suite 'notes-app'"
+        f"imported 3 runs, 6 case results, into {history} as suite 'notes-app'"
     )
-    assert "changed: 1 case(s) without a case file in evals (graph lookup): recorded as live" in outcome.out
+    assert "changed: 1 case without a case file in evals (graph lookup): recorded as live" in outcome.out
 
     listed = run_main(capsys, "contract", "history")
     assert listed.code == 0

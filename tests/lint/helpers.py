@@ -11,6 +11,7 @@ from mcp_evals.fixtures.model import Fixture, SourceLocation
 from mcp_evals.lint.context import ProbeResult
 from mcp_evals.lint.engine import lint
 from mcp_evals.lint.model import Finding, LintReport
+from mcp_evals.servers.model import Conformance
 
 # Distinct descriptions, so a tool's default description trips no similarity rule.
 DESCRIPTIONS = (
@@ -97,9 +98,11 @@ def run(
     fixtures: Sequence[Fixture] | None = None,
     *,
     probe: Sequence[ProbeResult] | None = None,
+    conformance: Sequence[Conformance] | None = None,
     **thresholds: Any,
 ) -> LintReport:
-    return lint(source, fixtures, LintOptions(thresholds=LintThresholds(**thresholds)), probe=probe)
+    options = LintOptions(thresholds=LintThresholds(**thresholds))
+    return lint(source, fixtures, options, probe=probe, conformance=conformance)
 
 
 def found(

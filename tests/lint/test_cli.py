@@ -134,8 +134,8 @@ def test_an_ignored_finding_is_shown_with_its_reason_and_fails_nothing(
         ("lint:\n  fail_on: sometimes\n", r"mcp-evals.yaml:6 \(lint.fail_on\)"),
         ("lint:\n  ignore: [{tool: run, reason: ''}]\n", r"lint.ignore\[0\].reason"),
         (
-            "lint:\n  ignore: [{tool: run, rules: [X001], reason: why}]\n",
-            r"lint.ignore\[0\].rules\[0\]\): no lint rule 'X001'",
+            "lint:\n  ignore: [{tool: run, rules: [Q001], reason: why}]\n",
+            r"lint.ignore\[0\].rules\[0\]\): no lint rule 'Q001'",
         ),
         ("lint:\n  thresholds: {max_tool: 3}\n", r"lint.thresholds.max_tool\): unknown key"),
     ],

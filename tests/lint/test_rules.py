@@ -12,8 +12,10 @@ from mcp_evals.catalog.model import Catalog
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.lint.context import ProbeResult
 from mcp_evals.lint.rules import all_rules
+from mcp_evals.servers.model import Conformance
 
 from .helpers import DESCRIPTIONS, catalog, distinct, fixture, found, servers, tool
+from .test_security import NEW_FIRES, NEW_QUIET
 
 LONG = "Looks up one customer account by its id and returns the profile with plan and contact details. "
 
@@ -24,6 +26,7 @@ class Case:
     fixtures: Callable[[], list[Fixture]] | None = None
     probe: list[ProbeResult] | None = None
     thresholds: dict[str, Any] = field(default_factory=dict)
+    conformance: list[Conformance] | None = None
     expect: str = ""  # a piece of the message when it fires
 
 
@@ -470,6 +473,13 @@ QUIET: dict[str, Case] = {
 }
 
 
+# The security, resources-and-prompts and protocol rules: their cases live in test_security.py.
+FIRES |= {
+    rule: Case(make, conformance=answers, expect=piece) for rule, (make, answers, piece) in NEW_FIRES.items()
+}
+QUIET |= {rule: Case(make, conformance=answers) for rule, (make, answers) in NEW_QUIET.items()}
+
+
 def test_every_rule_has_a_firing_and_a_quiet_case() -> None:
     ids = {rule.id for rule in all_rules()}
     assert set(FIRES) == ids
@@ -478,7 +488,9 @@ def test_every_rule_has_a_firing_and_a_quiet_case() -> None:
 
 def _findings(rule: str, case: Case) -> list[Any]:
     fixtures = case.fixtures() if case.fixtures else None
-    return found(rule, case.catalog(), fixtures, probe=case.probe, **case.thresholds)
+    return found(
+        rule, case.catalog(), fixtures, probe=case.probe, conformance=case.conformance, **case.thresholds
+    )
 
 
 @pytest.mark.parametrize("rule", sorted(FIRES))

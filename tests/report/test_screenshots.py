@@ -24,7 +24,7 @@ from .pages import comment_html, open_page, wait_for_charts
 IMAGES = REPO_ROOT / "docs" / "img"
 UPDATE = os.environ.get("UPDATE_SCREENSHOTS") == "1"
 MAX_BYTES = 300_000  # each picture is committed: keep it modest
-SECTION_BYTES = 200_000  # the sections' pictures: one screen of text each
+SECTION_BYTES = 260_000  # the sections' pictures: one screen of text each
 SHOWN_IN = {
     "report-comment.png": ["README.md", "docs/reports.md"],
     "report-html.png": ["docs/reports.md"],

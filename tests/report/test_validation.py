@@ -102,18 +102,18 @@ def test_many_problems_are_shortened_within_the_comment_limit_never_the_verdict(
     assert 60_000 < size_in_chars(text) <= 65_000
     assert text.splitlines()[:3] == full.splitlines()[:3]
     assert text.splitlines()[0] == FAILED_HEADING
-    assert "3000 errors, 2000 warnings" in text.splitlines()[2]
+    assert "3,000 errors, 2,000 warnings" in text.splitlines()[2]
     shown = len(re.findall(r"^\| ❌ ", text, re.M))
     hidden = 5000 - shown
     assert text.rstrip().endswith(
-        f"*… and {hidden} more problems ({3000 - shown} errors, 2000 warnings) not shown here: "
+        f"*… and {hidden:,} more problems ({3000 - shown:,} errors, 2,000 warnings) not shown here: "
         "`mcp-evals validate` lists them all.*"
     )
     assert "⚠️" not in text  # errors come first, so they are what is shown
 
     tiny = render_validation_markdown(document(problems), max_chars=100)  # too small for anything
     assert tiny.splitlines()[:3] == full.splitlines()[:3]
-    assert "| ❌" not in tiny and "5000 more problems (3000 errors, 2000 warnings)" in tiny
+    assert "| ❌" not in tiny and "5,000 more problems (3,000 errors, 2,000 warnings)" in tiny
 
 
 def test_a_table_that_fits_is_not_touched() -> None:

@@ -29,6 +29,7 @@ from mcp_evals.run.progress import Progress
 from mcp_evals.run.retry import AdaptiveLimiter, RetryPolicy
 from mcp_evals.run.runner import RunSettings, RunSummary, run_eval
 from mcp_evals.score import score_results
+from mcp_evals.wording import plural
 
 FAST = RetryPolicy(max_attempts=4, max_wait=0.05, initial_backoff=0.005, max_backoff=0.02)
 
@@ -423,7 +424,7 @@ def test_a_server_that_accepts_required_but_ignores_it_is_noted_and_its_answers_
     header = read_results(run.path).header
     assert header.tool_choice != "auto_instructed"
     [note] = [note for note in header.notes if "did not honour forced tool use" in note]
-    assert f"{len(ignored)} answer(s)" in note
+    assert plural(len(ignored), "answer") in note
     assert run.stderr.count("did not honour forced tool use") == 1  # said once, as it happened
 
 

@@ -57,7 +57,7 @@ def test_dry_plays_the_scripts_on_the_real_server_and_estimates_the_cost(
     assert all(
         re.search(r"2 turns · .* · \$\d+\.\d{4} \(\$\d+\.\d{4} without caching\)$", line) for line in played
     )
-    assert "planned run: 2 tasks × 2 arms × 2 fault levels × 1 run(s) = 8 sessions" in lines
+    assert "planned run: 2 tasks × 2 arms × 2 fault levels × 1 run = 8 sessions" in lines
     total = re.search(r"\$(\d+\.\d{4}) for the planned run with caching", result.out)
     assert total is not None and float(total.group(1)) > 0
     assert re.search(r"budget \$0\.2: a live run would stop after about \d of 8 sessions", result.out)
@@ -123,7 +123,7 @@ def dry_verdict(out: str) -> int | None:
     ("budget", "verdict"),
     [
         ("0.05", "stop before its first request"),
-        ("0.08", "stop in its first session, after 1 request(s)"),
+        ("0.08", "stop in its first session, after 1 request"),
         ("0.2", "the planned run fits"),
     ],
 )
@@ -153,7 +153,7 @@ def test_dry_and_the_live_run_agree_on_where_the_budget_stops_it(
     requests = len(anthropic_fake.model_requests())
     if "before its first request" in verdict:
         assert requests == 0
-    elif "after 1 request(s)" in verdict:
+    elif "after 1 request" in verdict:
         assert requests == 1
 
 
@@ -185,7 +185,7 @@ def test_dry_warns_when_a_transform_removed_nothing_from_the_results_of_tools_wi
     result = cli("session", "--tasks", typo, "--dry")
     assert result.code == 0, result.err
     assert (
-        "warning: arm B: remove_field 'diagnostic' removed nothing from the 1 tool result(s) the scripts "
+        "warning: arm B: remove_field 'diagnostic' removed nothing from the 1 tool result the scripts "
         "got, so arm B's model saw them as the server sent them — did you mean 'diagnostics'?"
     ) in result.err
     right = cli("session", "--tasks", plain_tasks(tmp_path, "diagnostics.retryable"), "--dry")
@@ -203,7 +203,7 @@ def test_validate_and_the_run_warn_of_a_removed_field_no_output_schema_has(
     )
     validated = cli("session", "validate", "--tasks", tasks)
     assert validated.code == 0, validated.out  # a warning: the field may still come where no schema says
-    assert warning in validated.out and "0 errors, 1 warnings" in validated.out
+    assert warning in validated.out and "0 errors, 1 warning" in validated.out
     dry = cli("session", "--tasks", tasks, "--dry", "--arm", "B")
     assert dry.code == 0 and warning in dry.err  # the run's own validation says it too
     assert "remove_field 'diagnostic' removed nothing" in dry.err

@@ -57,7 +57,7 @@ def test_a_run_refuses_a_task_set_that_does_not_validate(
     broken = {**EU_STATUS, "script": [{"tool": "get_status", "arguments": {}}]}
     result = run(cli, write_tasks(tmp_path, ops_url, [broken]), tmp_path / "out")
     assert result.code == 3
-    assert "the task set does not validate against the live catalog (1 error(s)); not running" in result.err
+    assert "the task set does not validate against the live catalog (1 error); not running" in result.err
     assert "no tool 'get_status' in the catalog — did you mean 'get_service_status'?" in result.err
     assert anthropic_fake.model_requests() == []
 

@@ -19,6 +19,7 @@ from fakes.fake_openai import FakeOpenAI
 from fakes.fake_openai import Text as OText
 from mcp_evals.session.aggregate import summarize
 from mcp_evals.session.records_file import newest_records_file, read_records
+from mcp_evals.wording import plural
 
 from .conftest import EU_STATUS, MISSING_JOB, SALESFORCE, write_config, write_tasks
 
@@ -78,7 +79,7 @@ def test_resume_after_a_kill_runs_only_the_unfinished_sessions(
         finally:
             del os.environ["ANTHROPIC_API_KEY"], os.environ["ANTHROPIC_BASE_URL"]
         assert result.code == 0, result.err
-        assert f"resume: {len(finished)} finished session(s) kept" in result.err
+        assert f"resume: {plural(len(finished), 'finished session')} kept" in result.err
         for task in TASKS:
             asked = requests_for(fake, str(task["prompt"])) - before[task["id"]]
             assert asked == (0 if task["id"] in finished else 2), task[
@@ -106,7 +107,7 @@ def test_resume_keeps_a_finished_last_record_that_lacks_its_newline(
     path.write_bytes(path.read_bytes().rstrip(b"\n"))
     result = cli(*args)
     assert result.code == 0, result.err
-    assert "resume: 2 finished session(s) kept" in result.err and "0 to run" in result.err
+    assert "resume: 2 finished sessions kept" in result.err and "0 to run" in result.err
     records = read_records(path)
     assert len([record for record in records.sessions if record.status == "finished"]) == 2
     summary = summarize(records.headers, records.sessions)

@@ -144,7 +144,7 @@ def test_validate_finds_every_problem_against_the_catalog(
         "tasks.yaml:17: error [script-arguments] tasks[0].script[0].arguments: get_sync_job: Additional"
         " properties are not allowed ('verbose' was unexpected)",
         "tasks.yaml:20: error [max-steps] tasks[0].max_steps: max_steps 1 leaves no turn for the answer"
-        " after the script's 1 call(s); give at least 2",
+        " after the script's 1 call; give at least 2",
     ]
     out_of_order = GOOD.replace(
         "expected_tools: [get_sync_job]", "expected_tools: [retry_sync_job, get_sync_job]"
@@ -177,7 +177,7 @@ def test_validate_warns_of_a_removed_field_that_no_output_schema_declares(tmp_pa
         "arms.B.transforms[0].remove_field",
     )
     assert warning.message == (
-        "no tool's output schema has a field 'diagnostic' (1 of 3 tools declare one): the transform may "
+        "no tool's output schema has a field 'diagnostic' (1 of 3 tools declares one): the transform may "
         "remove nothing, leaving arm B the same as arm A — did you mean 'diagnostics'?"
     )
     nested = GOOD.replace("remove_field: diagnostics", "remove_field: diagnostics.retryable")
@@ -192,7 +192,7 @@ def test_session_validate_on_the_command_line(tmp_path: Path, cli: Cli) -> None:
     good = write(tmp_path, GOOD)
     result = cli("session", "validate", "--tasks", good, "--catalog", snapshot)
     assert result.code == 0, result.err
-    assert result.out.strip() == "ok: 1 tasks against 3 tools · 0 errors, 0 warnings"
+    assert result.out.strip() == "ok: 1 task against 3 tools · 0 errors, 0 warnings"
 
     bad = write(tmp_path, GOOD.replace("tool: get_sync_job,", "tool: get_sync,"), "bad.yaml")
     result = cli("session", "validate", "--tasks", bad, "--catalog", snapshot)
@@ -201,7 +201,7 @@ def test_session_validate_on_the_command_line(tmp_path: Path, cli: Cli) -> None:
     assert "bad.yaml:17: error [unknown-tool] tasks[0].script[0].tool: no tool 'get_sync' in the catalog" in (
         result.out
     )
-    assert result.out.strip().endswith("FAILED: 1 tasks against 3 tools · 1 errors, 0 warnings")
+    assert result.out.strip().endswith("FAILED: 1 task against 3 tools · 1 error, 0 warnings")
 
     broken = write(tmp_path, "tasks: [", "broken.yaml")
     result = cli("session", "validate", "--tasks", broken, "--catalog", snapshot)

@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 import yaml
 
-from mcp_evals.baseline.compare import sign_test
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.cli.synth_cmd import synth
 from mcp_evals.config.model import CompareOptions, LintThresholds
@@ -16,7 +15,7 @@ from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, validate_fixtures
 from mcp_evals.lint.registry import RULES
 from mcp_evals.lint.rules.fixtures import fixtures_to_tell_collapse
-from mcp_evals.score.intervals import wilson_interval
+from mcp_evals.stats import sign_test, wilson_interval
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 GUIDE = (DOCS / "writing-fixtures.md").read_text("utf-8")

@@ -37,8 +37,9 @@ TAIL_LINES = 40
 # A mode's section, like the eval report's `--max-chars`: the comment holds two with room to spare.
 SECTION_MAX_CHARS = 60_000
 # modes whose commands exist in this version, in the order `all` runs them (`session` is left out of `all`:
-# it is paid, needs its own inputs and runs on dispatch or a schedule only)
-AVAILABLE_MODES = ("validate", "contract", "eval", "session")
+# it is paid, needs its own inputs and runs on dispatch or a schedule only; `audit` too: it audits
+# one server with no config, what `validate` already lints for a project)
+AVAILABLE_MODES = ("validate", "contract", "eval", "session", "audit")
 ALL_MODES = ("validate", "contract", "eval")
 """`action run` crashed: a bug in mcp-evals. EX_SOFTWARE from sysexits.h, so a crash never reads as a
 failed check (1), PRELIMINARY (2) or bad input (3); the `decision` output is `crash`."""

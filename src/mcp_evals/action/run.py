@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from mcp_evals._version import __version__
+from mcp_evals.action.audit_mode import run_audit_mode
 from mcp_evals.action.context import AVAILABLE_MODES, ModeResult, Step, combine_exit_codes, planned_modes, say
 from mcp_evals.action.contract_mode import run_contract_mode
 from mcp_evals.action.crash import report_failure
@@ -33,6 +34,7 @@ MODE_RUNNERS = {
     "contract": run_contract_mode,
     "eval": run_eval_mode,
     "session": run_session_mode,
+    "audit": run_audit_mode,
 }
 
 

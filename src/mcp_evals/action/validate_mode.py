@@ -21,6 +21,7 @@ from mcp_evals.github import scrubbed_environment
 from mcp_evals.lint.model import LintReport
 from mcp_evals.lint.render import render_lint_markdown, render_sarif
 from mcp_evals.report.validation import render_validation_markdown
+from mcp_evals.wording import plural
 
 # The validation section and the lint section share the mode's room in the comment.
 _LINT_MAX_CHARS = 20_000
@@ -93,5 +94,6 @@ def run_lint(step: Step, snapshot: Path, env: dict[str, str]) -> tuple[int, str]
         )
     report = LintReport.model_validate_json(report_path.read_text("utf-8"))
     (step.out_dir / "lint.sarif").write_text(render_sarif(report, default_file=step.config), "utf-8")
-    say(f"lint: grade {report.grade.letter} ({report.grade.score}/100), {len(report.findings)} finding(s)")
+    grade = report.grade
+    say(f"lint: grade {grade.letter} ({grade.score}/100), {plural(len(report.findings), 'finding')}")
     return linted.exit_code, render_lint_markdown(report, max_chars=_LINT_MAX_CHARS)

@@ -19,10 +19,10 @@ beside it):
    (or none) now — are listed on their own.
 4. The verdict (``baseline.gate: drop``, the default): the score on the paired fixtures more than
    ``max_drop_points`` below the baseline's is a *regression* and fails the run, listing the fixtures
-   that dropped. The exact sign test on the pairs (McNemar's test generalised to scores) and an
-   interval of the drop are shown beside it as information: a drop the test cannot tell from noise
-   still fails, with a note saying so. ``baseline.gate: significant`` fails only when the test also
-   gives p < ``alpha`` (else *insufficient data*).
+   that dropped. The exact sign test on the pairs (McNemar's test generalised to scores) and the
+   Student's t interval of the mean drop (``stats``) are shown beside it as information: a drop the
+   test cannot tell from noise still fails, with a note saying so. ``baseline.gate: significant``
+   fails only when the test also gives p < ``alpha`` (else *insufficient data*).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from math import comb
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -40,6 +39,7 @@ from mcp_evals.catalog.model import canonical_json
 from mcp_evals.config.model import BaselineOptions, ScoringOptions
 from mcp_evals.record.model import SamplingSettings
 from mcp_evals.score import FixtureScore, Scorecard
+from mcp_evals.stats import mean_interval, sign_test
 from mcp_evals.strict import StrictModel
 from mcp_evals.wording import plural
 
@@ -187,35 +187,6 @@ class BaselineComparison(StrictModel):
     @property
     def label(self) -> str:
         return VERDICT_LABELS[self.verdict]
-
-
-def sign_test(down: int, up: int) -> float:
-    """Exact two-sided sign test: ``down`` against ``up`` pairs under Binomial(n, ½), ties left out.
-
-    On pass/fail pairs it is McNemar's exact test; on scores it generalises it.
-    """
-    if down < 0 or up < 0:
-        raise ValueError("counts must not be negative")
-    n = down + up
-    if n == 0:
-        return 1.0
-    tail = sum(comb(n, i) for i in range(min(down, up) + 1))
-    return min(1.0, 2 * tail / float(2**n))
-
-
-# The pass/fail name of the same test (kept: it was the public name).
-mcnemar_exact = sign_test
-
-
-def drop_interval(differences: list[float]) -> tuple[float, float] | None:
-    """A 95% interval of the mean drop (normal approximation over the paired differences)."""
-    n = len(differences)
-    if n < 2:
-        return None
-    mean = sum(differences) / n
-    variance = sum((value - mean) ** 2 for value in differences) / (n - 1)
-    margin = 1.959963984540054 * math.sqrt(variance / n)
-    return mean - margin, mean + margin
 
 
 def fixture_content(fixture: FixtureScore) -> str:
@@ -416,7 +387,7 @@ def compare_with_baseline(
     baseline_score = sum(before_scores) / paired
     current_score = sum(after_scores) / paired
     drop = baseline_score - current_score
-    interval = drop_interval([b - a for b, a in zip(before_scores, after_scores, strict=True)])
+    interval = mean_interval([b - a for b, a in zip(before_scores, after_scores, strict=True)])
     p_value = sign_test(len(regressions), len(fixes))
     noisy = p_value >= options.alpha
     noise_note = (
@@ -430,7 +401,7 @@ def compare_with_baseline(
     movement += f" on {plural(paired, 'fixture')} in both runs"
     statistics = f"sign test p = {p_value:.3g}"
     if interval is not None:
-        statistics += f"; drop 95% interval {interval[0]:.1f} to {interval[1]:.1f} points"
+        statistics += f"; drop 95% interval {interval.low:.1f} to {interval.high:.1f} points"
     tolerance = f"{options.max_drop_points:g}-point tolerance"
     fails = False
     if drop > options.max_drop_points + _EPSILON:
@@ -478,8 +449,8 @@ def compare_with_baseline(
             "baseline_score": baseline_score,
             "current_score": current_score,
             "drop_pp": drop,
-            "drop_low": interval[0] if interval else None,
-            "drop_high": interval[1] if interval else None,
+            "drop_low": interval.low if interval else None,
+            "drop_high": interval.high if interval else None,
             "p_value": p_value,
             "noise_note": noise_note,
             "regressions": regressions,

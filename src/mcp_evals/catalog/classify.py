@@ -8,6 +8,11 @@
 - **compatible**: an optional parameter added, a parameter no longer required, a type widened, an enum
   value added, a constraint loosened, the output schema, annotations or other schema details changed.
 
+A server's resources, resource templates and prompts are compared too, where both catalogs recorded
+them (``classify_extras``): one removed, a prompt argument added as required, made required or
+removed, or a resource's MIME type changed is breaking; the rest (added, re-described, an optional
+argument) is compatible, since a model does not pick among them.
+
 A change belongs to the most severe class that applies: a renamed tool is breaking, although its new
 name also moves a model's choice. Local ``$ref``s are followed, so a change inside ``$defs`` shows at
 the parameter that uses it. Pure functions over ``Tool``; ``diff.diff_catalogs`` calls them.
@@ -21,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from mcp_evals.catalog.model import Catalog, Tool, canonical_json
+from mcp_evals.catalog.model import Catalog, Tool, canonical_json, prompt_from_wire
 from mcp_evals.json_pointer import follow_local_ref
 
 ChangeClass = Literal["breaking", "selection", "compatible"]
@@ -56,7 +61,17 @@ ChangeKind = Literal[
     "schema_detail_changed",
     "output_schema_changed",
     "annotations_changed",
+    "entry_removed",
+    "entry_added",
+    "entry_changed",
+    "mime_type_changed",
+    "required_argument_added",
+    "optional_argument_added",
+    "argument_removed",
+    "argument_now_required",
+    "argument_no_longer_required",
 ]
+Subject = Literal["tool", "prompt", "resource", "resource template"]
 KIND_CLASS: dict[ChangeKind, ChangeClass] = {
     "tool_removed": "breaking",
     "tool_renamed": "breaking",
@@ -81,6 +96,15 @@ KIND_CLASS: dict[ChangeKind, ChangeClass] = {
     "schema_detail_changed": "compatible",
     "output_schema_changed": "compatible",
     "annotations_changed": "compatible",
+    "entry_removed": "breaking",
+    "entry_added": "compatible",
+    "entry_changed": "compatible",
+    "mime_type_changed": "breaking",
+    "required_argument_added": "breaking",
+    "optional_argument_added": "compatible",
+    "argument_removed": "breaking",
+    "argument_now_required": "breaking",
+    "argument_no_longer_required": "compatible",
 }
 
 # Bounds: a larger lower bound or a smaller upper bound accepts fewer values.
@@ -102,7 +126,10 @@ class ClassifiedChange(BaseModel):
 
     classification: ChangeClass
     kind: ChangeKind
-    tool: str = Field(description="The tool's name (the new name for a rename).")
+    subject: Subject = Field("tool", description="What changed: a tool, a prompt, a resource or a template.")
+    tool: str = Field(
+        description="The tool's name (the new name for a rename); a prompt's name, a resource's URI."
+    )
     parameter: str | None = Field(
         None, description="The parameter's path: `filter.status` inside an object, `tags[]` for items."
     )
@@ -116,12 +143,29 @@ def change(kind: ChangeKind, tool: str, parameter: str | None = None, **values: 
     )
 
 
+_EXTRA_KINDS: dict[str, str] = {
+    "entry_removed": "removed",
+    "entry_added": "added",
+    "required_argument_added": "required argument {parameter} added",
+    "optional_argument_added": "optional argument {parameter} added",
+    "argument_removed": "argument {parameter} removed",
+    "argument_now_required": "argument {parameter} is now required",
+    "argument_no_longer_required": "argument {parameter} is no longer required",
+}
+
+
 def describe(item: ClassifiedChange, quote: Callable[[str], str] = lambda text: f"`{text}`") -> str:
     """The change as one line; ``quote`` formats each untrusted name or value (escaping it)."""
     tool = quote(item.tool)
     parameter = quote(item.parameter or "")
     before, after = quote(item.before or ""), quote(item.after or "")
     kind = item.kind
+    if item.subject != "tool":
+        if kind == "entry_changed":
+            return f"{item.subject} {tool}: {item.before} changed"
+        if kind == "mime_type_changed":
+            return f"{item.subject} {tool}: MIME type changed: {before} → {after}"
+        return f"{item.subject} {tool}: " + _EXTRA_KINDS[kind].format(parameter=parameter)
     if kind == "tool_renamed":
         return f"{before} → {tool}: tool renamed"
     if kind in ("tool_removed", "tool_added"):
@@ -161,8 +205,14 @@ def describe(item: ClassifiedChange, quote: Callable[[str], str] = lambda text: 
     return f"{where}: {before} changed in a way mcp-evals does not classify: review it"
 
 
-def sort_key(item: ClassifiedChange) -> tuple[int, str, str, str]:
-    return CHANGE_CLASSES.index(item.classification), item.tool, item.parameter or "", item.kind
+def sort_key(item: ClassifiedChange) -> tuple[int, int, str, str, str]:
+    return (
+        CHANGE_CLASSES.index(item.classification),
+        item.subject != "tool",
+        item.tool,
+        item.parameter or "",
+        item.kind,
+    )
 
 
 def classify_catalogs(
@@ -182,6 +232,120 @@ def classify_catalogs(
         if seen_before != seen_after:
             changes.append(change("model_name_changed", name, before=seen_before, after=seen_after))
     return sorted(changes, key=sort_key)
+
+
+def classify_extras(old: Catalog, new: Catalog) -> list[ClassifiedChange]:
+    """Changes to the resources, resource templates and prompts both catalogs recorded.
+
+    A list one side did not record (a lock written before they were) is not compared; a server only
+    one side has contributes its recorded entries as added or removed.
+    """
+    old_servers = {server.name: server for server in old.servers}
+    new_servers = {server.name: server for server in new.servers}
+    several = len(old_servers.keys() | new_servers.keys()) > 1
+    found: list[ClassifiedChange] = []
+    for name in sorted(old_servers.keys() | new_servers.keys()):
+        before, after = old_servers.get(name), new_servers.get(name)
+        for field in ("prompts", "resources", "resource_templates"):
+            old_list = getattr(before, field) if before is not None else []
+            new_list = getattr(after, field) if after is not None else []
+            if old_list is None or new_list is None:
+                continue
+            prefix = f"{name}:" if several else ""
+            if field == "prompts":
+                found += _prompts(prefix, old_list, new_list)
+            else:
+                found += _resources(prefix, old_list, new_list, template=field == "resource_templates")
+    return sorted(found, key=sort_key)
+
+
+def _by_key(entries: Sequence[Mapping[str, Any]], key: str) -> dict[str, Mapping[str, Any]]:
+    return {str(entry.get(key, "")): entry for entry in entries}
+
+
+def _prompts(
+    prefix: str, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]]
+) -> list[ClassifiedChange]:
+    before, after = _by_key(old, "name"), _by_key(new, "name")
+    found = [_extra("entry_removed", "prompt", prefix + name) for name in sorted(set(before) - set(after))]
+    found += [_extra("entry_added", "prompt", prefix + name) for name in sorted(set(after) - set(before))]
+    for name in sorted(set(before) & set(after)):
+        if canonical_json(before[name]) == canonical_json(after[name]):
+            continue
+        was, now = prompt_from_wire(before[name], ""), prompt_from_wire(after[name], "")
+        shown = prefix + name
+        old_arguments = {argument.name: argument for argument in was.arguments}
+        new_arguments = {argument.name: argument for argument in now.arguments}
+        for argument in sorted(set(new_arguments) - set(old_arguments)):
+            kind: ChangeKind = (
+                "required_argument_added" if new_arguments[argument].required else "optional_argument_added"
+            )
+            found.append(_extra(kind, "prompt", shown, argument))
+        for argument in sorted(set(old_arguments) - set(new_arguments)):
+            found.append(_extra("argument_removed", "prompt", shown, argument))
+        for argument in sorted(set(old_arguments) & set(new_arguments)):
+            if old_arguments[argument].required != new_arguments[argument].required:
+                kind = (
+                    "argument_now_required"
+                    if new_arguments[argument].required
+                    else "argument_no_longer_required"
+                )
+                found.append(_extra(kind, "prompt", shown, argument))
+        described = sorted(
+            field
+            for field in (set(before[name]) | set(after[name])) - {"arguments"}
+            if canonical_json(before[name].get(field)) != canonical_json(after[name].get(field))
+        )
+        kept = set(old_arguments) & set(new_arguments)
+        if any(
+            (old_arguments[key].title, old_arguments[key].description)
+            != (new_arguments[key].title, new_arguments[key].description)
+            for key in kept
+        ):
+            described.append("argument descriptions")
+        if described:
+            found.append(_extra("entry_changed", "prompt", shown, before=", ".join(described)))
+    return found
+
+
+def _resources(
+    prefix: str, old: Sequence[Mapping[str, Any]], new: Sequence[Mapping[str, Any]], *, template: bool
+) -> list[ClassifiedChange]:
+    subject: Subject = "resource template" if template else "resource"
+    key = "uriTemplate" if template else "uri"
+    before, after = _by_key(old, key), _by_key(new, key)
+    found = [_extra("entry_removed", subject, prefix + uri) for uri in sorted(set(before) - set(after))]
+    found += [_extra("entry_added", subject, prefix + uri) for uri in sorted(set(after) - set(before))]
+    for uri in sorted(set(before) & set(after)):
+        was, now = before[uri], after[uri]
+        if canonical_json(was) == canonical_json(now):
+            continue
+        if was.get("mimeType") != now.get("mimeType"):
+            found.append(
+                _extra(
+                    "mime_type_changed",
+                    subject,
+                    prefix + uri,
+                    before=str(was.get("mimeType") or "none"),
+                    after=str(now.get("mimeType") or "none"),
+                )
+            )
+        fields = sorted(
+            field
+            for field in (set(was) | set(now)) - {"mimeType"}
+            if canonical_json(was.get(field)) != canonical_json(now.get(field))
+        )
+        if fields:
+            found.append(_extra("entry_changed", subject, prefix + uri, before=", ".join(fields)))
+    return found
+
+
+def _extra(
+    kind: ChangeKind, subject: Subject, name: str, parameter: str | None = None, **values: Any
+) -> ClassifiedChange:
+    return ClassifiedChange(
+        classification=KIND_CLASS[kind], kind=kind, subject=subject, tool=name, parameter=parameter, **values
+    )
 
 
 def classify_tool(before: Tool, after: Tool) -> list[ClassifiedChange]:

@@ -1,20 +1,29 @@
 """What changed between two catalogs: added, removed, probably renamed, re-described, re-shaped tools.
 
 Pure functions over ``Catalog``; ``mcp-evals catalog diff`` prints the result and reports reuse it.
-Two catalogs with the same hash have no changes, and two with different hashes have at least one.
+Two catalogs with the same hash have no tool changes, and two with different hashes have at least
+one; changes to resources, resource templates and prompts (``extras``, where both sides recorded
+them) do not move the hash.
 ``changes`` lists them one per line, classified breaking / selection-affecting / compatible
 (``classify``).
 """
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from mcp_evals.catalog.classify import ChangeClass, ClassifiedChange, classify_catalogs, counts
+from mcp_evals.catalog.classify import (
+    ChangeClass,
+    ClassifiedChange,
+    classify_catalogs,
+    classify_extras,
+    counts,
+    sort_key,
+)
 from mcp_evals.catalog.model import Catalog, Tool, canonical_json
+from mcp_evals.suggest import similarity as text_similarity
 
 # A tool without parameters shares its (empty) schema with every other one; only a description
 # this similar makes such a pair a rename rather than a coincidence.
@@ -82,6 +91,9 @@ class CatalogDiff(BaseModel):
     description_changed: list[DescriptionChange] = Field(default_factory=list)
     schema_changed: list[SchemaChange] = Field(default_factory=list)
     other_changed: list[OtherChange] = Field(default_factory=list)
+    extras: list[ClassifiedChange] = Field(
+        default_factory=list, description="Changes to resources, resource templates and prompts."
+    )
     changes: list[ClassifiedChange] = Field(
         default_factory=list, description="Every change, one per line, most severe class first."
     )
@@ -100,6 +112,7 @@ class CatalogDiff(BaseModel):
             + len(self.description_changed)
             + len(self.schema_changed)
             + len(self.other_changed)
+            + len(self.extras)
         )
 
     @property
@@ -139,8 +152,11 @@ def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
         ]
         if fields:
             diff.other_changed.append(OtherChange(name=name, fields=fields))
-    diff.changes = classify_catalogs(
-        old, new, [(pair.old, pair.new) for pair in diff.renamed], diff.added, diff.removed
+    diff.extras = classify_extras(old, new)
+    diff.changes = sorted(
+        classify_catalogs(old, new, [(pair.old, pair.new) for pair in diff.renamed], diff.added, diff.removed)
+        + diff.extras,
+        key=sort_key,
     )
     return diff
 
@@ -148,7 +164,7 @@ def diff_catalogs(old: Catalog, new: Catalog) -> CatalogDiff:
 def similarity(a: str, b: str) -> float:
     if not a and not b:
         return 1.0
-    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+    return text_similarity(a, b)
 
 
 def _renames(removed: list[Tool], added: list[Tool]) -> list[RenamedTool]:

@@ -6,6 +6,10 @@ reports — is a pure function of it. Only ``_mcp`` talks to servers.
 A snapshot (``mcp-evals catalog --out FILE``) keeps each server's ``tools/list`` result in the MCP
 wire shape, what the server said about itself, its ``prefix`` setting, the explicit area of each
 tool and the catalog hash, so ``load_catalog(FILE)`` rebuilds the same catalog with the same hash.
+It also keeps the server's resources, resource templates and prompts (``resources/list``,
+``resources/templates/list``, ``prompts/list``) when they were listed; a snapshot or lock written
+before they were recorded has none (``None``: not recorded, as opposed to ``[]``: none listed). The
+catalog hash is made of the tools alone, so it is the same with or without them.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import fnmatch
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +95,102 @@ class ServerInfo(BaseModel):
     tools: list[dict[str, Any]] = Field(
         default_factory=list, description="The tools/list result, every page, in the MCP wire shape."
     )
+    capabilities: dict[str, Any] | None = Field(
+        None, description="The capabilities the server declared in its handshake (None: not recorded)."
+    )
+    resources: list[dict[str, Any]] | None = Field(
+        None, description="resources/list, every page, wire shape ([]: none; None: not recorded)."
+    )
+    resource_templates: list[dict[str, Any]] | None = Field(
+        None, description="resources/templates/list, every page, wire shape ([]: none; None: not recorded)."
+    )
+    prompts: list[dict[str, Any]] | None = Field(
+        None, description="prompts/list, every page, wire shape ([]: none; None: not recorded)."
+    )
+
+    @property
+    def extras_recorded(self) -> bool:
+        """Its resources, resource templates and prompts were all listed (a newer snapshot or lock)."""
+        return None not in (self.resources, self.resource_templates, self.prompts)
+
+
+class PromptArgument(BaseModel):
+    """One argument of a prompt, as `prompts/list` declares it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    title: str | None = None
+    description: str = ""
+    required: bool = False
+
+
+class Prompt(BaseModel):
+    """A prompt a server offers (users pick prompts, models do not; their text still reaches a model)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    title: str | None = None
+    description: str = ""
+    arguments: tuple[PromptArgument, ...] = ()
+    server: str
+
+
+class Resource(BaseModel):
+    """A resource, or a resource template (``template``: ``uri`` is then an RFC 6570 URI template)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    uri: str
+    name: str = ""
+    title: str | None = None
+    description: str = ""
+    mime_type: str | None = None
+    template: bool = False
+    server: str
+
+    @property
+    def kind(self) -> str:
+        return "resource template" if self.template else "resource"
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def prompt_from_wire(wire: Mapping[str, Any], server: str) -> Prompt:
+    """Build a Prompt from one prompts/list entry (odd values become empty ones, never an error)."""
+    arguments = wire.get("arguments")
+    return Prompt(
+        name=_text(wire.get("name")) or "",
+        title=_text(wire.get("title")),
+        description=_text(wire.get("description")) or "",
+        arguments=tuple(
+            PromptArgument(
+                name=_text(argument.get("name")) or "",
+                title=_text(argument.get("title")),
+                description=_text(argument.get("description")) or "",
+                required=argument.get("required") is True,
+            )
+            for argument in (arguments if isinstance(arguments, list) else [])
+            if isinstance(argument, dict)
+        ),
+        server=server,
+    )
+
+
+def resource_from_wire(wire: Mapping[str, Any], server: str, *, template: bool = False) -> Resource:
+    """Build a Resource from one resources/list (or resources/templates/list) entry."""
+    return Resource(
+        uri=_text(wire.get("uriTemplate" if template else "uri")) or "",
+        name=_text(wire.get("name")) or "",
+        title=_text(wire.get("title")),
+        description=_text(wire.get("description")) or "",
+        mime_type=_text(wire.get("mimeType")),
+        template=template,
+        server=server,
+    )
 
 
 class Catalog(BaseModel):
@@ -103,9 +203,9 @@ class Catalog(BaseModel):
     servers: list[ServerInfo] = Field(default_factory=list)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Catalog:
-        """Copy without the cached views (hash, by_name, names, specs), which may no longer hold."""
+        """Copy without the cached views (hash, by_name, names, specs, prompts, …): they may not hold."""
         copied = super().model_copy(update=update, deep=deep)
-        for cached in ("hash", "by_name", "names", "specs"):
+        for cached in ("hash", "by_name", "names", "specs", "prompts", "resources"):
             copied.__dict__.pop(cached, None)
         return copied
 
@@ -160,6 +260,25 @@ class Catalog(BaseModel):
     def get(self, name: str) -> Tool | None:
         return self.by_name.get(name)
 
+    @cached_property
+    def prompts(self) -> list[Prompt]:
+        """Every server's prompts (those recorded), in server order."""
+        return [
+            prompt_from_wire(wire, server.name) for server in self.servers for wire in server.prompts or ()
+        ]
+
+    @cached_property
+    def resources(self) -> list[Resource]:
+        """Every server's resources, then its resource templates (those recorded), in server order."""
+        found: list[Resource] = []
+        for server in self.servers:
+            found += [resource_from_wire(wire, server.name) for wire in server.resources or ()]
+            found += [
+                resource_from_wire(wire, server.name, template=True)
+                for wire in server.resource_templates or ()
+            ]
+        return found
+
     def to_snapshot(self) -> dict[str, Any]:
         """The snapshot document: servers with their wire-shape tools, explicit areas, hash."""
         explicit: dict[str, list[str]] = {}
@@ -177,18 +296,26 @@ class Catalog(BaseModel):
     def to_lock(self) -> dict[str, Any]:
         """The lock document: a snapshot of what a model sees, tools sorted, nothing that varies by run.
 
-        Server versions, protocol versions, instructions and areas are left out, so the lock changes
-        only when the tool surface does.
+        Server versions, protocol versions, capabilities, instructions and areas are left out, so the
+        lock changes only when the surface does: the tools, and the resources, resource templates and
+        prompts when they were recorded (each list sorted). Its ``hash`` is the tools' alone.
         """
-        servers = [
-            {
+        servers = []
+        for server in sorted(self.servers, key=lambda server: server.name):
+            entry: dict[str, Any] = {
                 "name": server.name,
                 "transport": server.transport,
                 "prefix": server.prefix,
                 "tools": sorted(server.tools, key=lambda wire: str(wire.get("name", ""))),
             }
-            for server in sorted(self.servers, key=lambda server: server.name)
-        ]
+            for key, listed, sort_by in (
+                ("resources", server.resources, "uri"),
+                ("resource_templates", server.resource_templates, "uriTemplate"),
+                ("prompts", server.prompts, "name"),
+            ):
+                if listed is not None:
+                    entry[key] = sorted(listed, key=partial(_field, sort_by))
+            servers.append(entry)
         return {
             "format": SNAPSHOT_FORMAT,
             "hash": self.hash,
@@ -196,6 +323,10 @@ class Catalog(BaseModel):
             "servers": servers,
             "areas": {},
         }
+
+
+def _field(key: str, wire: Mapping[str, Any]) -> str:
+    return str(wire.get(key, ""))
 
 
 def canonical_json(value: Any) -> str:

@@ -15,6 +15,7 @@ from mcp_evals.files import refuse_inputs, updates
 from mcp_evals.record.merge import read_results_files
 from mcp_evals.report.escape import plain
 from mcp_evals.score import outcome_label, score_results
+from mcp_evals.wording import plural
 
 DEFAULT_BASELINE = "evals/baseline.json"
 
@@ -82,7 +83,7 @@ def accept(
     top1 = "n/a" if accepted.scores.top1 is None else f"{accepted.scores.top1 * 100:.1f}%"
     who = "lexical baseline" if scorecard.run.lexical else f"{scorecard.run.provider}/{scorecard.run.model}"
     click.echo(
-        f"baseline written to {path}: {plain(who, 120)}, {len(accepted.fixtures)} fixtures, "
+        f"baseline written to {path}: {plain(who, 120)}, {plural(len(accepted.fixtures), 'fixture')}, "
         f"top-1 {top1}, score {score}"
     )
     if replaced is not None:

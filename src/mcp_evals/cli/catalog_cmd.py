@@ -227,8 +227,8 @@ def diff(old: Path, new: Path, as_json: bool) -> int:
 def render_diff(changes: CatalogDiff, old: Path | str = "old", new: Path | str = "new") -> str:
     """The differences as plain text for a terminal or a CI log, one line per change, by class."""
     head = (
-        f"{old} ({changes.old_count} tools, hash {changes.old_hash[:12]}) -> "
-        f"{new} ({changes.new_count} tools, hash {changes.new_hash[:12]})"
+        f"{old} ({plural(changes.old_count, 'tool')}, hash {changes.old_hash[:12]}) -> "
+        f"{new} ({plural(changes.new_count, 'tool')}, hash {changes.new_hash[:12]})"
     )
     if not changes.changed:
         return f"{head}\nno changes: the catalogs are identical"

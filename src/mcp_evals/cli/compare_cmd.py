@@ -34,7 +34,6 @@ from mcp_evals.files import atomic_write, check_writable, refuse_inputs
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, validate_fixtures
-from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.record.read import read_results
 from mcp_evals.report.comparison import render_comparison
@@ -44,7 +43,8 @@ from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import ResultsWriter
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.run.runner import RunSettings, summarize_dropouts
-from mcp_evals.wording import alternatives
+from mcp_evals.suggest import Suggester, did_you_mean
+from mcp_evals.wording import alternatives, plural
 
 DEFAULT_OUT = "mcp-evals-compare"
 ARM_KINDS = ("full", "deferred", "grouped")
@@ -93,8 +93,8 @@ def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config, a
         errors = [str(problem) for problem in problems if problem.severity == "error"]
         shown = "\n".join(f"  {line}" for line in errors[:20])
         raise InputFileError(
-            f"the fixtures do not validate against the catalog of arm {arm!r} ({len(errors)} error(s)); "
-            f"not comparing:\n{shown}",
+            f"the fixtures do not validate against the catalog of arm {arm!r} "
+            f"({plural(len(errors), 'error')}); not comparing:\n{shown}",
             hint="a comparison asks the same fixtures of every arm: each catalog must have their tools",
         )
 
@@ -331,7 +331,7 @@ def compare(
         label_b = (
             f"catalog B: {catalog_b}"
             if catalog_b
-            else f"catalog B: catalog A with {count} new description(s)"
+            else f"catalog B: catalog A with {plural(count, 'new description')}"
         )
     arms = build_arms(
         config, paid, catalog_a=first, catalog_b=second, kinds=kinds, label_a=label_a, label_b=label_b
@@ -411,7 +411,8 @@ def _run(
         total=len(jobs),
     )
     click.echo(
-        f"mcp-evals compare: {len(planned)} fixtures × {samples} sample(s) × {len(arms)} arms "
+        f"mcp-evals compare: {plural(len(planned), 'fixture')} × {plural(samples, 'sample')} × "
+        f"{plural(len(arms), 'arm')} "
         f"({', '.join(arm.name for arm in arms)}) = {len(jobs)} jobs · "
         f"{paid.choice.name}/{paid.settings.model} · concurrency {workers}",
         err=True,

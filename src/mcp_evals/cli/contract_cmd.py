@@ -22,6 +22,7 @@ from mcp_evals.contract.model import ContractRun
 from mcp_evals.contract.regression import Comparison
 from mcp_evals.contract.reports import FORMATS, Format
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, ConfigError, McpEvalsError
+from mcp_evals.wording import plural
 
 _COMPARE_FORMATS = ("console", "json", "md")
 
@@ -113,7 +114,7 @@ def run_and_report(
         for line in NOTICE:
             click.echo(line, err=True)
     click.echo(
-        f"mcp-evals contract: {len(cases)} case{'s' if len(cases) != 1 else ''} · suite {setup.suite} · "
+        f"mcp-evals contract: {plural(len(cases), 'case')} · suite {setup.suite} · "
         f"concurrency {concurrency} · step timeout {timeout_ms} ms",
         err=True,
     )
@@ -321,10 +322,10 @@ def validate(
         click.echo(problem)
     not_started = len(cases) - checked - simulated
     summary = (
-        f"{len(cases)} case{'s' if len(cases) != 1 else ''}: {checked} checked against a catalog"
+        f"{plural(len(cases), 'case')}: {checked} checked against a catalog"
         + (f", {simulated} with no catalog (simulation: shape and references only)" if simulated else "")
         + (f", {not_started} whose server cannot be started" if not_started else "")
-        + f"; {len(everything)} problem{'s' if len(everything) != 1 else ''}"
+        + f"; {plural(len(everything), 'problem')}"
     )
     click.echo(("FAILED: " if everything else "ok: ") + summary)
     if unreadable:

@@ -13,6 +13,7 @@ import click
 
 from mcp_evals.cli.options import config_option
 from mcp_evals.errors import EXIT_OK, ConfigError
+from mcp_evals.wording import plural
 
 _out_option = click.option(
     "--out",
@@ -92,7 +93,8 @@ def runner_history(
     history.record_all(found.runs)
     cases = sum(len(run.cases) for run in found.runs)
     click.echo(
-        f"imported {len(found.runs)} run(s), {cases} case result(s), into {history.path} as suite {name!r}"
+        f"imported {plural(len(found.runs), 'run')}, {plural(cases, 'case result')}, into {history.path} "
+        f"as suite {name!r}"
     )
     for note in found.notes:
         click.echo(f"changed: {note}")

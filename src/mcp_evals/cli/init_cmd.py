@@ -16,7 +16,7 @@ from mcp_evals.errors import EXIT_OK, ConfigError, McpEvalsError
 from mcp_evals.files import atomic_write
 from mcp_evals.fixtures.scaffold import config_text, propose_areas, stubs_text
 from mcp_evals.servers.extract import extract_catalog
-from mcp_evals.wording import plural
+from mcp_evals.wording import noun, number, plural
 
 DEFAULT_FIXTURES = "evals"
 _VALID_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -124,7 +124,8 @@ def init(
             folder, glob_folder = located
         areas = {area: [t.name for t in catalog.tools if t.area == area] for area in catalog.areas}
         covered = _covered(config)
-    _write_stubs(catalog, areas, covered, folder, glob_folder)
+    if not _write_stubs(catalog, areas, covered, folder, glob_folder):
+        return EXIT_OK  # nothing written: no `query` to write
     default = config_path == Path(DEFAULT_CONFIG_NAME)
     validate = "mcp-evals validate" + ("" if default else f" --config {config_path}")
     click.echo(
@@ -136,7 +137,8 @@ def init(
 
 def _write_stubs(
     catalog: Catalog, areas: dict[str, list[str]], covered: set[str], folder: Path, shown_folder: str
-) -> None:
+) -> int:
+    """Write a stub file per area for the tools no fixture covers; returns how many stubs it wrote."""
     by_name = catalog.by_name
     taken: set[str] = set()
     stubbed = 0
@@ -149,8 +151,14 @@ def _write_stubs(
         if _write_new(folder / f"{file_name}.yaml", stubs_text(tools, area, taken), shown):
             stubbed += len(tools)
     skipped = len(covered & set(catalog.tool_names))
+    if not stubbed:
+        left = len(catalog.tools) - skipped
+        why = "every tool has a fixture" if not left else f"the stub files of {plural(left, 'tool')} exist"
+        click.echo(f"no fixture stub written: {why}", err=True)
+        return 0
     click.echo(
         f"{plural(stubbed, 'fixture stub')} for {plural(len(catalog.tools), 'tool')}"
-        + (f" ({skipped} already have fixtures)" if skipped else ""),
+        + (f" ({number(skipped)} already {noun(skipped, 'has', 'have')} fixtures)" if skipped else ""),
         err=True,
     )
+    return stubbed

@@ -55,8 +55,9 @@ FORMATS = ("text", "json", "sarif", "md")
     "--probe",
     is_flag=True,
     help="Call each tool that has required parameters with {} on the live servers (checks that the "
-    "server enforces its schema and says what is missing); skips tools that require task-based "
-    "execution and tools annotated destructiveHint: true.",
+    "server enforces its schema and says what is missing), and ask them the protocol conformance "
+    "requests (read-only: an invalid cursor, an unknown tool name, server/discover); skips tools that "
+    "require task-based execution and tools annotated destructiveHint: true.",
 )
 @click.option(
     "--probe-destructive",
@@ -168,16 +169,18 @@ def _run(
         if snapshot is not None
         else extract_catalog(config)
     )
-    answers = None
+    answers = conformance = None
     skipped: list[ProbeSkip] = []
     if probe:
         import anyio
 
         from mcp_evals.lint.probe import probe_plan, probe_servers
+        from mcp_evals.servers.conformance import check_servers
 
         skipped = probe_plan(catalog, destructive=destructive)[1]
         answers = anyio.run(partial(probe_servers, config, catalog, destructive=destructive))
-    report, context = lint_config(setup, catalog, answers, skipped)
+        conformance = anyio.run(check_servers, config, catalog)
+    report, context = lint_config(setup, catalog, answers, skipped, conformance)
     if results_path is not None:
         from mcp_evals.lint.predict import check_prediction
         from mcp_evals.record.read import read_results

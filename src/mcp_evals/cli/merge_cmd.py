@@ -10,6 +10,7 @@ from mcp_evals.errors import EXIT_OK
 from mcp_evals.files import atomic_write, refuse_inputs
 from mcp_evals.record.merge import read_results_files
 from mcp_evals.record.read import Results, write_line
+from mcp_evals.wording import plural
 
 
 def write_results(results: Results, path: Path) -> None:
@@ -39,7 +40,7 @@ def merge(shards: tuple[Path, ...], out: Path) -> int:
     planned = len(header.fixtures) * max(1, header.sampling.samples)
     reached = sum(1 for result in merged.results if result.reached)
     click.echo(
-        f"merged {len(shards)} file(s) → {out}: {len(header.fixtures)} fixtures, "
+        f"merged {plural(len(shards), 'file')} → {out}: {plural(len(header.fixtures), 'fixture')}, "
         f"{reached}/{planned} answers reached" + (f" (shards {header.shard})" if header.shard else "")
     )
     return EXIT_OK

@@ -33,7 +33,6 @@ from mcp_evals.files import check_writable, refuse_inputs
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.fixtures.validate import has_errors, locate_in_config, validate_fixtures
-from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.output.reports import configured_report_paths
 from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.providers.base import Provider, ProviderSettings
@@ -45,12 +44,21 @@ from mcp_evals.record.read import Results, read_results
 from mcp_evals.run.asker import Asker, generate_options, own_settings
 from mcp_evals.run.budget import DEFAULT_CAP_USD
 from mcp_evals.run.estimate import count_tokens, describe, estimate_locally
-from mcp_evals.run.plan import make_header, plan_fixtures, plan_jobs, run_notes, select_fixtures
+from mcp_evals.run.plan import (
+    EXPECT_NOTHING_CACHED,
+    make_header,
+    plan_fixtures,
+    plan_jobs,
+    run_notes,
+    select_fixtures,
+)
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import DEFAULT_RESULTS, ResultsWriter, resume_from
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.run.runner import Runner, RunSettings, RunSummary, summarize_dropouts
 from mcp_evals.servers.extract import extract_catalog
+from mcp_evals.suggest import Suggester, did_you_mean
+from mcp_evals.wording import plural
 
 
 def _env_number(
@@ -285,10 +293,14 @@ def run(
         notes.append(targeted_note)
     if budget is not None:
         notes.append(_cap_note(budget, default_cap, choice))
-    if implicit_paid and not dry:
+    announced = implicit_paid and not dry
+    if announced:
         _announce_spend(asker, choice, planned, sample_count, price, budget, default_cap, batch)
+    # --dry and the paid-run announcement say the caching note themselves, with the counted prefix.
+    described = announced or (dry and instance.uses_network)
     for note in notes:
-        click.echo(f"note: {note}", err=True)
+        if not (described and EXPECT_NOTHING_CACHED in note):
+            click.echo(f"note: {note}", err=True)
 
     if dry:
         return dry_run(asker, planned, sample_count, price, workers, batch, budget)
@@ -332,15 +344,19 @@ def run(
         lexical_choices=None if asker.provider.lexical else _words_alone(catalog, planned, options),
     )
     if resume and kept:
-        click.echo(f"resume: {len(done)} answers kept from {results_path}; {len(jobs)} to run", err=True)
+        click.echo(
+            f"resume: {plural(len(done), 'answer')} kept from {results_path}; {len(jobs)} to run",
+            err=True,
+        )
     if resume and not jobs:
         click.echo(f"resume: nothing left to run in {results_path}", err=True)
         return finish_run(results_path, config, report_format)
 
     who = instance.label if instance.lexical else f"{instance.name}/{model_name}"
     click.echo(
-        f"mcp-evals run: {len(planned)} fixtures × {sample_count} sample(s) = {len(jobs)} requests · {who} · "
-        f"{len(catalog.tools)} tools · concurrency {workers}"
+        f"mcp-evals run: {plural(len(planned), 'fixture')} × {plural(sample_count, 'sample')} = "
+        f"{plural(len(jobs), 'request')} · {who} · "
+        f"{plural(len(catalog.tools), 'tool')} · concurrency {workers}"
         + (" · Message Batches" if batch else "")
         + (
             f" · budget ${budget:g}" + (" (default cap)" if default_cap else "") if budget is not None else ""
@@ -369,8 +385,8 @@ def run(
         outcome = anyio.run(runner.run, jobs)
     except KeyboardInterrupt:
         click.echo(
-            f"mcp-evals run: interrupted; the {runner.summary.finished} answers finished are kept in "
-            f"{results_path}: `mcp-evals run --resume` runs the rest",
+            f"mcp-evals run: interrupted; the {plural(runner.summary.finished, 'answer')} finished are "
+            f"kept in {results_path}: `mcp-evals run --resume` runs the rest",
             err=True,
         )
         raise
@@ -496,7 +512,7 @@ def _targeted(
         if names
     )
     note = (
-        f"targeted run ({picked}): {len(chosen)} of {len(fixtures)} fixtures, those that "
+        f"targeted run ({picked}): {len(chosen)} of {plural(len(fixtures), 'fixture')}, those that "
         + ("expect or forbid these tools" if tools else "")
         + (" or " if tools and areas else "")
         + ("count in these areas" if areas else "")
@@ -519,14 +535,14 @@ def _refuse_invalid(
         more = f"\n  … and {len(errors) - 20} more" if len(errors) > 20 else ""
         if replay_from is not None:
             raise InputFileError(
-                f"the fixtures do not match the catalog recorded in {replay_from} ({len(errors)} "
-                f"error(s)); not replaying:\n{shown}{more}",
+                f"the fixtures do not match the catalog recorded in {replay_from} ("
+                f"{plural(len(errors), 'error')}); not replaying:\n{shown}{more}",
                 hint="a replay re-scores that run's answers against the catalog it had: use the fixtures "
                 "of that run, or run again against the live catalog (mcp-evals run without "
                 "--provider replay)",
             )
         raise InputFileError(
-            f"the fixtures do not validate against the catalog ({len(errors)} error(s)); "
+            f"the fixtures do not validate against the catalog ({plural(len(errors), 'error')}); "
             f"not running:\n{shown}{more}",
             hint="fix them (mcp-evals validate lists every problem), then run again",
         )
@@ -594,7 +610,7 @@ def dry_run(
     provider = asker.provider
     click.echo(f"mcp-evals run --dry: nothing billable is sent ({provider.label or provider.name})")
     if not provider.uses_network:
-        click.echo(f"{len(planned)} fixtures × {samples} sample(s): no model, no cost.")
+        click.echo(f"{plural(len(planned), 'fixture')} × {plural(samples, 'sample')}: no model, no cost.")
         return EXIT_OK
     count = anyio.run(count_tokens, asker, planned, workers)
     if count.problem:

@@ -18,7 +18,7 @@ from mcp_evals.cli.options import ProviderChoice, config_option, read_config, sn
 from mcp_evals.config.model import Config, RunOptions
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY, ConfigError
 from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
-from mcp_evals.wording import alternatives
+from mcp_evals.wording import alternatives, plural
 
 
 def holds_sessions(entry: ProviderEntry) -> bool:
@@ -263,9 +263,9 @@ def session(
         notes=[],
     )
     _say(
-        f"mcp-evals session: {plan.sessions} sessions ({len(tasks)} tasks × {len(arms)} arms × "
-        f"{len(levels)} fault levels × {runs} run(s)) · {choice.name}/{model_name} · "
-        + (f"budget ${budget:g}" if budget is not None else "no budget")
+        f"mcp-evals session: {plural(plan.sessions, 'session')} ({plural(len(tasks), 'task')} × "
+        f"{plural(len(arms), 'arm')} × {plural(len(levels), 'fault level')} × {plural(runs, 'run')}) · "
+        f"{choice.name}/{model_name} · " + (f"budget ${budget:g}" if budget is not None else "no budget")
     )
     try:
         path, outcome = run_live(prepared, askers, judge, plan, live, _say)
@@ -326,8 +326,8 @@ def validate(ctx: click.Context, config_path: Path, tasks_path: Path, snapshot: 
     warnings = len(problems) - errors
     verdict = "FAILED" if errors else "ok"
     click.echo(
-        f"{verdict}: {len(task_set.tasks)} tasks against {len(catalog.tools)} tools · "
-        f"{errors} errors, {warnings} warnings"
+        f"{verdict}: {plural(len(task_set.tasks), 'task')} against {plural(len(catalog.tools), 'tool')} · "
+        f"{plural(errors, 'error')}, {plural(warnings, 'warning')}"
     )
     return EXIT_CHECK_FAILED if errors else EXIT_OK
 

@@ -254,7 +254,7 @@ def _synthesize(
         concurrency=concurrency,
     )
     click.echo(
-        f"mcp-evals synth: {paid.choice.name}/{paid.settings.model} · {len(catalog.tools)} tools · "
+        f"mcp-evals synth: {paid.choice.name}/{paid.settings.model} · {plural(len(catalog.tools), 'tool')} · "
         f"persona {settings.persona!r} · {settings.language}",
         err=True,
     )

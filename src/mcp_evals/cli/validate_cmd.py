@@ -21,7 +21,7 @@ from mcp_evals.fixtures.validate import FixtureCoverage, Problem
 from mcp_evals.fixtures.validate.outcome import Validation, validate_config
 from mcp_evals.github.workflow_commands import annotation, in_github_actions
 from mcp_evals.servers.extract import extract_catalog
-from mcp_evals.wording import plural
+from mcp_evals.wording import noun, number, plural
 
 
 def _shown(path: Path) -> str:
@@ -43,13 +43,15 @@ def summary_line(cover: FixtureCoverage, problems: list[Problem], lock: LockChec
     errors = sum(1 for problem in problems if problem.severity == "error")
     warnings = len(problems) - errors
     kinds = ", ".join(
-        f"{cover.kinds[kind]} {kind}" for kind in ("select", "refuse", "clarify") if kind in cover.kinds
+        f"{number(cover.kinds[kind])} {kind}"
+        for kind in ("select", "refuse", "clarify")
+        if kind in cover.kinds
     )
     parts = [
         plural(cover.fixtures, "fixture") + (f" ({kinds})" if kinds else ""),
-        f"{cover.covered_tools} of {plural(cover.tools, 'tool')} covered"
-        + (f" ({cover.excluded_tools} excluded)" if cover.excluded_tools else ""),
-        f"{len(cover.covered_areas)} of {plural(len(cover.areas), 'area')} covered",
+        f"{number(cover.covered_tools)} of {plural(cover.tools, 'tool')} covered"
+        + (f" ({number(cover.excluded_tools)} excluded)" if cover.excluded_tools else ""),
+        f"{number(len(cover.covered_areas))} of {plural(len(cover.areas), 'area')} covered",
         f"{plural(errors, 'error')}, {plural(warnings, 'warning')}",
     ]
     if lock is not None:
@@ -75,7 +77,8 @@ def lock_lines(lock: LockCheck) -> list[str]:
         "",
     ]
     for tool, fixture_ids in lock.exercised_by.items():
-        lines.append(f"{plural(len(fixture_ids), 'fixture')} cover `{printable(tool, 200)}`")
+        count = len(fixture_ids)
+        lines.append(f"{plural(count, 'fixture')} {noun(count, 'covers', 'cover')} `{printable(tool, 200)}`")
     if lock.rerun:
         lines.append(f"re-run them: {printable(lock.rerun)} (or dispatch the paid eval)")
     return [*lines, fix]

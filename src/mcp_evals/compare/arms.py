@@ -39,8 +39,9 @@ from mcp_evals.answers import (
 from mcp_evals.catalog.model import Catalog, Tool
 from mcp_evals.compare.paired import ArmKind
 from mcp_evals.providers.base import Provider, invalid_response
-from mcp_evals.providers.lexical import Bm25Index, tool_words, words
+from mcp_evals.providers.lexical import Bm25Index, tool_words
 from mcp_evals.run.asker import Asker, Job
+from mcp_evals.text import words
 
 SEARCH_TOOL = "search_tools"
 SEARCH_DESCRIPTION = (

@@ -14,6 +14,7 @@ from mcp_evals.compare.arms import Arm, DeferredArm, GroupedArm
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
 from mcp_evals.providers.tokens import TOOL_USE_PREAMBLE_TOKENS, estimate_tokens, prompt_prefix, request_text
+from mcp_evals.wording import noun, plural
 
 # The assistant turn and the tool result a second request carries besides the tools (a few lines).
 HISTORY_TOKENS = 60
@@ -57,7 +58,8 @@ def describe_compare(
     lines = [
         "mcp-evals compare --dry: nothing billable is sent "
         f"({first.label or first.name}, {first.settings.model})",
-        f"{len(fixtures)} fixtures × {samples} sample(s) × {len(arms)} arms, interleaved in one run",
+        f"{plural(len(fixtures), 'fixture')} × {plural(samples, 'sample')} × {plural(len(arms), 'arm')}, "
+        "interleaved in one run",
     ]
     if not first.uses_network:
         return [*lines, "the lexical baseline: no model, no cost"]
@@ -75,8 +77,9 @@ def describe_compare(
             output_tokens=requests * ASSUMED_OUTPUT_TOKENS,
         )
         count = max(1, len(fixtures) * samples)
+        each = requests / count
         line = (
-            f"  {arm.name:<{width}}  {requests / count:.0f} request(s) / fixture · "
+            f"  {arm.name:<{width}}  {each:.0f} {noun(round(each), 'request')} / fixture · "
             f"{usage.input_tokens / count:,.0f} input tokens / fixture"
         )
         if price is not None:

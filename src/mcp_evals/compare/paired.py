@@ -5,8 +5,8 @@ triple). A fixture is *right* in an arm when the model's choice was right there 
 ``correct_refusal``, ``correct_clarification``; with samples, the fixture's most frequent outcome);
 arguments count in each arm's score, not in the pairing. For two arms the fixtures reached in both
 are paired: *fixes* are wrong in the first and right in the second, *breaks* the reverse, and the
-difference is tested with the exact sign test on those discordant pairs (the baseline comparison's
-own ``sign_test``; on right/wrong pairs it is McNemar's exact test). ``delta_pp`` is the change in
+difference is tested with the exact sign test on those discordant pairs (``stats.sign_test``, the
+baseline comparison's too; on right/wrong pairs it is McNemar's exact test). ``delta_pp`` is the change in
 accuracy over the paired fixtures, in points, which is exactly (fixes − breaks) / paired.
 
 With arms that deliver one catalog differently (``full``, ``deferred``, ``grouped``) the full arm's
@@ -23,10 +23,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from mcp_evals.baseline.compare import sign_test
 from mcp_evals.record.read import Results
 from mcp_evals.score import CORRECT_OUTCOMES, Rate, Scorecard, score_interval, score_results
 from mcp_evals.score.gate import GateDecision, format_percent
+from mcp_evals.stats import sign_test
 from mcp_evals.strict import StrictModel
 from mcp_evals.wording import plural
 

@@ -26,6 +26,7 @@ from mcp_evals.run.budget import Budget
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import ResultsWriter
 from mcp_evals.run.runner import Runner, RunSettings, RunSummary
+from mcp_evals.wording import plural
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,13 +147,14 @@ class ArmsRunner(Runner):
     def ignored_note(self, arm: str) -> str:
         return (
             f"compare arm {arm}: {self.asker.model} did not honour forced tool use: "
-            f"{self.ignored[arm]} answer(s) to requests that forced a tool call had none (scored as no call)"
+            f"{plural(self.ignored[arm], 'answer')} to requests that forced a tool call had none "
+            "(scored as no call)"
         )
 
     def explained_note(self, arm: str, reason: str, count: int) -> str:
         called = "search_tools" if reason.startswith("search_tools") else "the search tool"
         return (
-            f"compare arm {arm}: {count} answer(s) ended with no tool called because {reason} "
+            f"compare arm {arm}: {plural(count, 'answer')} ended with no tool called because {reason} "
             f"(scored as no call; the model did call {called})"
         )
 

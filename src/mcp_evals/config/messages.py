@@ -10,7 +10,6 @@ type pydantic's own message ("Input should be a valid integer").
 
 from __future__ import annotations
 
-import difflib
 import types
 from typing import Annotated, Any, Union, get_args, get_origin
 
@@ -21,7 +20,8 @@ from mcp_evals.config import yaml11
 from mcp_evals.config.source import Document, Location
 from mcp_evals.config.unions import BRANCH_TAGS, WRONG_SHAPE
 from mcp_evals.errors import where
-from mcp_evals.wording import shorten
+from mcp_evals.suggest import did_you_mean, suggest
+from mcp_evals.wording import noun, shorten
 
 # The last part of the ``loc`` of an error in a mapping's key (pydantic's own marker).
 _KEY_PART = "[key]"
@@ -125,7 +125,7 @@ def _levels(delta: int) -> str:
     if delta == 0:
         return "at the same depth"
     count = words.get(abs(delta), str(abs(delta)))
-    return f"{count} level{'s' if abs(delta) > 1 else ''} {'deeper' if delta > 0 else 'up'}"
+    return f"{count} {noun(abs(delta), 'level')} {'deeper' if delta > 0 else 'up'}"
 
 
 def unknown_key_message(model: type[BaseModel] | None, parent: Location, key: str, schema: str | None) -> str:
@@ -142,12 +142,9 @@ def unknown_key_message(model: type[BaseModel] | None, parent: Location, key: st
         return f"`{key}` belongs {place} ({_levels(target - depth)}), not here"
     here = _model_at(model, parent)
     if here is not None:
-        ratios = sorted(
-            ((difflib.SequenceMatcher(None, key, name).ratio(), name) for name in _keys(here)), reverse=True
-        )
-        close = [name for ratio, name in ratios[:2] if ratio >= 0.6 and ratio >= ratios[0][0] - 0.05]
+        close = suggest(key, _keys(here), limit=2)
         if close:
-            return f"unknown key `{key}`; did you mean {' or '.join(f'`{name}`' for name in close)}?"
+            return f"unknown key `{key}`" + did_you_mean(close, lead="; ", quote=lambda name: f"`{name}`")
     return f"unknown key (check the spelling{listing})"
 
 

@@ -393,14 +393,14 @@ class ContractOptions(StrictModel):
 
 
 LintSeverity = Literal["error", "warning", "info"]
-LINT_RULE_ID = r"^[NDSTCF][0-9]{3}$"
+LINT_RULE_ID = r"^[NDSTCFRXP][0-9]{3}$"
 
 
 def _lint_rule_id(value: str) -> str:
     """A rule id's shape (the lint checks it names a real rule); the message reads as the lint's own."""
     if not re.fullmatch(LINT_RULE_ID, value):
         raise ValueError(
-            f"no lint rule {value!r} (an id is N, D, S, T, C or F and three digits; "
+            f"no lint rule {value!r} (an id is N, D, S, T, C, F, R, X or P and three digits; "
             "`mcp-evals lint --rules-md` lists the rules)"
         )
     return value

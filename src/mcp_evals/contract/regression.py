@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from mcp_evals.contract.model import CaseResult, ContractRun, Status
 from mcp_evals.errors import ConfigError
+from mcp_evals.wording import plural
 
 
 class CaseChange(BaseModel):
@@ -146,11 +147,7 @@ def evaluate_gate(
     judged = sum(run.passed + run.failed for run in judged_runs)
     count = len(judged_runs)
     if count == 0 or judged == 0:
-        what = (
-            "no recorded runs"
-            if count == 0
-            else f"{count} run{'s' if count != 1 else ''} with no judged case"
-        )
+        what = "no recorded runs" if count == 0 else f"{plural(count, 'run')} with no judged case"
         return GateResult(
             suite=suite,
             min_pass_rate=min_pass_rate,

@@ -16,6 +16,7 @@ import jinja2
 from mcp_evals.contract.model import CaseResult, ContractRun
 from mcp_evals.contract.regression import CaseChange, Comparison, failing_lines
 from mcp_evals.report.escape import html_text, md_code, md_text, plain
+from mcp_evals.wording import plural
 
 Format = Literal["console", "json", "html", "md"]
 FORMATS: tuple[Format, ...] = ("console", "json", "html", "md")
@@ -29,7 +30,7 @@ def headline(run: ContractRun) -> str:
     parts = [f"{run.passed} passed", f"{run.failed} failed"]
     if run.skipped:
         parts.append(f"{run.skipped} skipped")
-    return f"{', '.join(parts)} of {total} case{'s' if total != 1 else ''}"
+    return f"{', '.join(parts)} of {plural(total, 'case')}"
 
 
 def _duration(milliseconds: float | None) -> str:
@@ -68,7 +69,7 @@ def render_console(run: ContractRun, comparison: Comparison | None = None) -> st
     """Plain text for a terminal or a CI log: one line per case, what failed or was skipped under it."""
     lines = [f"mcp-evals contract: {headline(run)} · suite {plain(run.suite)} · run {run.run_id}", ""]
     for case in run.cases:
-        steps = f"{len(case.steps)} step{'s' if len(case.steps) != 1 else ''}"
+        steps = f"{plural(len(case.steps), 'step')}"
         took = _duration(case.duration_ms)
         lines.append(f"{_WORD[case.status]}  {plain(case.name, 100)}  ({case.mode}, {steps}, {took})")
         if case.error:  # all of it: the stderr tail and the hint say why the server did not start
@@ -84,7 +85,7 @@ def render_console(run: ContractRun, comparison: Comparison | None = None) -> st
                 lines.append(f"      skipped {plain(line, 300)}")
     if run.judge.requests or run.judge.budget_usd is not None:
         budget = f" of ${run.judge.budget_usd:g}" if run.judge.budget_usd is not None else ""
-        lines += ["", f"judge: {run.judge.requests} requests, ${run.judge.cost_usd:.4f}{budget}"]
+        lines += ["", f"judge: {plural(run.judge.requests, 'request')}, ${run.judge.cost_usd:.4f}{budget}"]
     if comparison is not None:
         lines += ["", *comparison_lines(comparison)]
     return "\n".join(lines) + "\n"
@@ -96,8 +97,8 @@ def comparison_lines(comparison: Comparison) -> list[str]:
         return ["regressions: no earlier run of this suite to compare with (no history yet)"]
     against = ", ".join(comparison.compared_with[:3]) + ("…" if len(comparison.compared_with) > 3 else "")
     lines = [
-        f"compared with run {against}: {len(comparison.regressions)} regression(s), "
-        f"{len(comparison.fixes)} fix(es), {len(comparison.still_failing)} still failing, "
+        f"compared with run {against}: {plural(len(comparison.regressions), 'regression')}, "
+        f"{plural(len(comparison.fixes), 'fix', 'fixes')}, {len(comparison.still_failing)} still failing, "
         f"{len(comparison.new)} new, {comparison.unchanged} unchanged"
     ]
     for title, changes in (("regression", comparison.regressions), ("fixed", comparison.fixes)):
@@ -192,8 +193,8 @@ def markdown_comparison(comparison: Comparison) -> list[str]:
         return ["**Regressions:** no earlier run to compare with yet (no history)."]
     against = ", ".join(str(md_code(run_id)) for run_id in comparison.compared_with[:3])
     lines = [
-        f"**Against the previous run** ({against}): {len(comparison.regressions)} regression(s), "
-        f"{len(comparison.fixes)} fix(es), {len(comparison.still_failing)} still failing, "
+        f"**Against the previous run** ({against}): {plural(len(comparison.regressions), 'regression')}, "
+        f"{plural(len(comparison.fixes), 'fix', 'fixes')}, {len(comparison.still_failing)} still failing, "
         f"{len(comparison.new)} new."
     ]
     for change in comparison.regressions:

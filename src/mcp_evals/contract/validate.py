@@ -8,7 +8,6 @@ send bad input on purpose), and the assertions can hold at all.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +19,7 @@ from mcp_evals.contract.chaining import step_into, walk
 from mcp_evals.contract.model import Case
 from mcp_evals.contract.placeholders import left_to_fill, placeholders
 from mcp_evals.errors import where
+from mcp_evals.suggest import did_you_mean, suggest
 
 Listing = Mapping[str, Mapping[str, Any]]
 
@@ -59,8 +59,7 @@ def validate_case(case: Case, listing: Listing | None) -> list[CaseProblem]:
     for index, step in enumerate(case.steps):
         tool = listing.get(step.tool)
         if tool is None:
-            close = difflib.get_close_matches(step.tool, list(listing), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(suggest(step.tool, listing, limit=1), lead="; ")
             problems.append(
                 _problem(case, ("steps", index, "tool"), f"the server lists no tool {step.tool!r}{hint}")
             )

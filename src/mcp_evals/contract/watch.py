@@ -15,6 +15,7 @@ from pathlib import Path
 from mcp_evals.contract.load import ContractSetup, case_files, load_case, target_of
 from mcp_evals.contract.model import Case
 from mcp_evals.errors import McpEvalsError
+from mcp_evals.wording import plural
 
 SOURCE_SUFFIXES = {
     ".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".go", ".rs", ".java", ".kt", ".rb", ".php", ".cs",
@@ -152,7 +153,7 @@ def watch(
             say(f"error: {problem}")
         watcher.problems = []
         if names:
-            say(f"watch: re-running {len(names)} case{'s' if len(names) != 1 else ''}: {', '.join(names)}")
+            say(f"watch: re-running {plural(len(names), 'case')}: {', '.join(names)}")
             try:
                 run(names)
             except McpEvalsError as error:

@@ -19,8 +19,8 @@ from mcp_evals.github.workflow_commands import workflow_command
 from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.record.shards import parse_shard
 
-MODES = ("validate", "eval", "contract", "session", "all")
-Mode = Literal["validate", "eval", "contract", "session", "all"]
+MODES = ("validate", "eval", "contract", "session", "audit", "all")
+Mode = Literal["validate", "eval", "contract", "session", "audit", "all"]
 GATE_DECISIONS = ("remediate", "gray_zone", "deprioritize_refactor")
 
 # events that carry new code to check for free; everything else (dispatch, schedule, …) runs the eval
@@ -76,6 +76,9 @@ class ActionInputs:
     arm: str | None = None
     fault: str | None = None
     runs: int | None = None
+    audit_command: str | None = None
+    audit_url: str | None = None
+    fail_under: int | None = None
     keys: Mapping[str, str] = field(default_factory=dict, repr=False)  # key variable -> key, the ones given
     github_token: str = field(default="", repr=False)
 
@@ -155,6 +158,11 @@ def read_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
             float(part)
         except ValueError:
             raise _bad_input("fault", fault, "fault levels in percent, comma-separated, e.g. 0,20") from None
+    fail_under = _optional_int("fail-under", get("fail-under"), 0)
+    if fail_under is not None and fail_under > 100:
+        raise _bad_input("fail-under", str(fail_under), "a score from 0 to 100")
+    if get("audit-command") and get("audit-url"):
+        raise _bad_input("audit-url", get("audit-url"), "no URL when `audit-command` is given (one server)")
     working_directory = get("working-directory") or "."
     if Path(working_directory).is_absolute() or ".." in Path(working_directory).parts:
         raise _bad_input("working-directory", working_directory, "a folder inside the repository")
@@ -180,6 +188,9 @@ def read_inputs(environ: Mapping[str, str] | None = None) -> ActionInputs:
         arm=arm or None,
         fault=fault or None,
         runs=_optional_int("runs", get("runs"), 1),
+        audit_command=get("audit-command") or None,
+        audit_url=get("audit-url") or None,
+        fail_under=fail_under,
         keys=_keys(get, source),
         github_token=get("github-token") or source.get("GITHUB_TOKEN", ""),
     )

@@ -17,6 +17,7 @@ from mcp_evals.config.model import Config
 from mcp_evals.contract.load import server_name
 from mcp_evals.errors import ConfigError, InputFileError
 from mcp_evals.importers.plan import CONFIG_SCHEMA, Imported, Key, dump, relative
+from mcp_evals.wording import plural
 
 PEER = "mcpgrade"
 # mcpgrade's rule id → (our rule ids, how it maps, why it differs).
@@ -185,6 +186,7 @@ def import_mcpgrade(
         comment=f"Imported by `mcp-evals import mcpgrade` from {rc_path}. Lint it: `mcp-evals lint`.",
     )
     imported.summary.append(
-        f"{len(rules)} lint rule(s) off, {len(thresholds)} threshold(s) set; the grade is ours (docs/lint.md)"
+        f"{plural(len(rules), 'lint rule')} off, {plural(len(thresholds), 'threshold')} set; the grade is "
+        "ours (docs/lint.md)"
     )
     return imported

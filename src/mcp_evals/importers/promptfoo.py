@@ -28,6 +28,7 @@ from mcp_evals.importers.plan import (
     relative,
     slug,
 )
+from mcp_evals.wording import plural
 
 PEER = "promptfoo"
 _ENV = re.compile(r"\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -315,8 +316,7 @@ def import_promptfoo(config_path: Path, out: Path) -> Imported:
         imported.files[path] = text
     written = sum(1 for path in imported.files if path.parent.name == "contract")
     imported.summary.append(
-        f"{len(servers)} server{'s' if len(servers) != 1 else ''}; "
-        f"{written} case(s) from the mcp provider's tests"
+        f"{plural(len(servers), 'server')}; {plural(written, 'case')} from the mcp provider's tests"
     )
     return imported
 

@@ -29,6 +29,7 @@ from mcp_evals.contract.model import (
 from mcp_evals.contract.runner import case_status
 from mcp_evals.errors import InputFileError, McpEvalsError
 from mcp_evals.importers.plan import Key
+from mcp_evals.wording import plural
 
 PEER = "mcp-eval-runner"
 KEYS = (
@@ -202,11 +203,11 @@ def read_history(path: Path, *, suite: str, folder: Path | None) -> HistoryImpor
     notes = []
     if unknown:
         notes.append(
-            f"{len(unknown)} case(s) without a case file in {folder or 'the folder'} "
+            f"{plural(len(unknown), 'case')} without a case file in {folder or 'the folder'} "
             f"({', '.join(sorted(unknown)[:5])}{', …' if len(unknown) > 5 else ''}): recorded as live, "
             "with steps named step-N"
         )
     skipped = len(runs) - len(imported)
     if skipped:
-        notes.append(f"{skipped} run(s) without case results left out")
+        notes.append(f"{plural(skipped, 'run')} without case results left out")
     return HistoryImport(imported, notes)

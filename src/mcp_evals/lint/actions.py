@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from mcp_evals.catalog.model import Tool
 from mcp_evals.lint.model import Relation
-from mcp_evals.lint.text import SYNONYM, name_parts, stem
+from mcp_evals.lint.text import SYNONYM
+from mcp_evals.text import name_parts, stem
 
 # The kind of each action verb. "read" changes nothing; the others write (and "write", for a tool that
 # declares it is not read-only but whose verb is unknown).

@@ -6,7 +6,6 @@ The expensive part is the comparison of tools in pairs (``lint.pairs``): it runs
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,9 +16,11 @@ from mcp_evals.catalog.model import Catalog, Tool, matches
 from mcp_evals.config.model import LintThresholds
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.lint.schemas import pipeline_parameters, properties_of, walk
-from mcp_evals.lint.text import canonical_parts, surface_words
+from mcp_evals.lint.text import canonical_parts
 from mcp_evals.providers.pricing import Price
-from mcp_evals.providers.tokens import estimate_tokens
+from mcp_evals.providers.tokens import estimate_tool_tokens
+from mcp_evals.servers.model import Conformance
+from mcp_evals.text import surface_words
 
 if TYPE_CHECKING:
     from mcp_evals.lint.pairs import Features, PairAnalysis
@@ -36,6 +37,9 @@ class Hit:
     terms: tuple[str, ...] = ()
     # For a finding about the fixture set as a whole: point at the config's `fixtures:` line.
     fixture_set: bool = False
+    # What it is about when not a tool (a prompt, a resource, a method), and the server to point at.
+    subject: str | None = None
+    server: str | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class LintContext:
     price: Price | None = None
     model: str | None = None
     probe: Sequence[ProbeResult] | None = None
+    conformance: Sequence[Conformance] | None = None
 
     @property
     def tools(self) -> list[Tool]:
@@ -124,7 +129,7 @@ class LintContext:
     @cached_property
     def tool_tokens(self) -> dict[str, int]:
         """Estimated tokens of each tool's definition as a model receives it."""
-        return {tool.name: estimate_tokens(tool_definition(tool)) for tool in self.tools}
+        return {tool.name: estimate_tool_tokens(self.catalog.spec(tool)) for tool in self.tools}
 
     # ------------------------------------------------------------------ pairs
 
@@ -152,13 +157,3 @@ class LintContext:
         if family is not None and second in family.tools:
             first, second = family.tools[0], family.tools[1]
         return self.features.components(self.position[first], self.position[second]).score
-
-
-def tool_definition(tool: Tool) -> str:
-    """The tool as a provider receives it (Anthropic's shape; OpenAI's differs by a few keys)."""
-    document: dict[str, Any] = {
-        "name": tool.name,
-        "description": tool.description,
-        "input_schema": tool.input_schema,
-    }
-    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))

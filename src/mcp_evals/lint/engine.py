@@ -30,7 +30,8 @@ from mcp_evals.lint.registry import Rule
 from mcp_evals.lint.rules import all_rules
 from mcp_evals.lint.rules.consistency import confusable
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price
-from mcp_evals.providers.tokens import MESSAGE_OVERHEAD_TOKENS, TOOL_USE_PREAMBLE_TOKENS, estimate_tokens
+from mcp_evals.providers.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_prefix_tokens, estimate_tokens
+from mcp_evals.servers.model import Conformance
 
 DEFAULT_CONFIG_FILE = "mcp-evals.yaml"
 TYPICAL_QUERY_TOKENS = 30  # when there are no fixtures to measure queries by
@@ -91,6 +92,8 @@ def _suppression(ignores: Sequence[LintIgnore], rule_id: str, tools: Sequence[st
 def _locate(hit: Hit, catalog: Catalog, locations: Locations) -> tuple[str | None, int | None]:
     if hit.fixture is not None and hit.fixture.source is not None:
         return hit.fixture.source.file, hit.fixture.source.line
+    if hit.server is not None and not hit.tools:
+        return locations.config_file, locations.server_lines.get(hit.server, locations.servers_line)
     if hit.fixture_set:
         return locations.config_file, locations.fixtures_line or locations.servers_line
     if hit.tools and hit.tools[0] in catalog.by_name:
@@ -99,10 +102,23 @@ def _locate(hit: Hit, catalog: Catalog, locations: Locations) -> tuple[str | Non
     return locations.config_file, locations.servers_line
 
 
+def readiness_note(found: Conformance) -> str:
+    """One line per server: the protocol version it settled on, and its 2026-07-28 readiness."""
+    skipped = [check for check in found.readiness if check.status == "skipped"]
+    line = (
+        f"server {found.server!r}: protocol {found.negotiated_version or 'unknown'}"
+        f" ({found.transport}); ready for 2026-07-28: {found.readiness_passed} of "
+        f"{found.readiness_assessed} checks pass"
+    )
+    if skipped:
+        line += f", {len(skipped)} not assessed ({skipped[0].detail})"
+    return line + "".join(f"; {note}" for note in found.notes)
+
+
 def token_report(context: LintContext, model: str | None, price: Price | None) -> TokenReport:
     """The catalog's size in tokens and what one eval request costs at ``model`` (estimates)."""
     catalog_tokens = sum(context.tool_tokens.values())
-    prefix = catalog_tokens + estimate_tokens(context.system_prompt) + TOOL_USE_PREAMBLE_TOKENS
+    prefix = estimate_prefix_tokens(context.catalog.specs, context.system_prompt)
     queries = [estimate_tokens(fixture.query) for fixture in context.fixtures or ()]
     query = round(sum(queries) / len(queries)) if queries else TYPICAL_QUERY_TOKENS
     query += MESSAGE_OVERHEAD_TOKENS
@@ -142,8 +158,9 @@ def lint(
     locations: Locations | None = None,
     probe: Sequence[ProbeResult] | None = None,
     probe_skipped: Sequence[ProbeSkip] = (),
+    conformance: Sequence[Conformance] | None = None,
 ) -> LintReport:
-    """Lint a catalog (and its fixtures, when given; and probe answers, when given)."""
+    """Lint a catalog (and its fixtures, when given; and probe and conformance answers, when given)."""
     report, _ = lint_with_context(
         catalog,
         fixtures,
@@ -155,6 +172,7 @@ def lint(
         locations=locations,
         probe=probe,
         probe_skipped=probe_skipped,
+        conformance=conformance,
     )
     return report
 
@@ -171,6 +189,7 @@ def lint_with_context(
     locations: Locations | None = None,
     probe: Sequence[ProbeResult] | None = None,
     probe_skipped: Sequence[ProbeSkip] = (),
+    conformance: Sequence[Conformance] | None = None,
 ) -> tuple[LintReport, LintContext]:
     """``lint``, also returning the context (for ``check_prediction``, which reuses its analyses)."""
     options = options or LintOptions()
@@ -184,8 +203,10 @@ def lint_with_context(
         price=price,
         model=model,
         probe=probe,
+        conformance=conformance,
     )
-    rules = active_rules(options, fixtures=fixtures is not None, probe=probe is not None)
+    live = probe is not None or conformance is not None
+    rules = active_rules(options, fixtures=fixtures is not None, probe=live)
     findings: list[Finding] = []
     for item, severity in rules:
         for hit in item.check(context):
@@ -199,13 +220,14 @@ def lint_with_context(
                     tools=hit.tools,
                     fixture_id=hit.fixture.id if hit.fixture else None,
                     parameter=hit.parameter,
+                    subject=hit.subject,
                     terms=hit.terms,
                     file=file,
                     line=line,
                     suppressed=_suppression(options.ignore, item.id, involved),
                 )
             )
-    order = list(CATEGORY_NAMES)
+    order = ["X", *(category for category in CATEGORY_NAMES if category != "X")]  # security first
     findings.sort(
         key=lambda f: (-SEVERITY_RANK[f.severity], order.index(f.category), f.rule, f.file or "", f.line or 0)
     )
@@ -214,6 +236,7 @@ def lint_with_context(
     if fixtures is None:
         notes.append("No fixtures configured: the fixture rules (F) did not run and are not graded.")
     notes += [f"The probe did not call {skip.tool!r}: it {skip.reason}." for skip in probe_skipped]
+    notes += [readiness_note(found) for found in conformance or ()]
     report = LintReport(
         catalog_hash=catalog.hash,
         tools=len(catalog.tools),

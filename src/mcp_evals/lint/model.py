@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Severity = Literal["error", "warning", "info"]
 Relation = Literal["same", "kin", "opposed", "other", "unknown"]
-Category = Literal["N", "D", "S", "T", "C", "F"]
+Category = Literal["N", "D", "S", "T", "C", "F", "R", "X", "P"]
 SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
 CATEGORY_NAMES: dict[Category, str] = {
     "N": "naming",
@@ -21,6 +21,9 @@ CATEGORY_NAMES: dict[Category, str] = {
     "T": "token cost",
     "C": "consistency",
     "F": "fixtures",
+    "R": "resources and prompts",
+    "X": "security",
+    "P": "protocol",
 }
 REPORT_FORMAT = "mcp-evals.lint/1"
 
@@ -38,6 +41,9 @@ class Finding(LintModel):
     tools: tuple[str, ...] = Field((), description="The tool, or the pair of tools, it is about.")
     fixture_id: str | None = None
     parameter: str | None = None
+    subject: str | None = Field(
+        None, description="What it is about when not a tool: a prompt, a resource, a server, a method."
+    )
     terms: tuple[str, ...] = Field((), description="For a similar pair: the words they share.")
     file: str | None = Field(None, description="Where to edit: the fixture file, or the config file.")
     line: int | None = None

@@ -41,7 +41,10 @@ from typing import TYPE_CHECKING
 from mcp_evals.catalog.model import Tool
 from mcp_evals.lint.actions import FILLER, Action, action_of, common_name_parts, informativeness, relation
 from mcp_evals.lint.model import PairScore, Relation
-from mcp_evals.lint.text import TfIdf, canonical_parts, jaccard, levenshtein, name_parts, shared_terms, stem
+from mcp_evals.lint.text import TfIdf, canonical_parts, jaccard, shared_terms
+from mcp_evals.suggest import edit_distance
+from mcp_evals.text import name_parts, stem
+from mcp_evals.wording import plural
 
 if TYPE_CHECKING:
     from mcp_evals.lint.context import LintContext
@@ -414,9 +417,9 @@ def _near_names(context: LintContext, shown: Sequence[int], features: Features) 
             if a < b and abs(len(lowered[a]) - len(lowered[b])) <= limit
         }
     for a, b in sorted(candidates):
-        distance = levenshtein(lowered[a], lowered[b], limit)
+        distance = edit_distance(lowered[a], lowered[b], limit)
         if distance <= limit:
-            found[(a, b)] = f"{distance} edit{'s' if distance != 1 else ''} apart"
+            found[(a, b)] = f"{plural(distance, 'edit')} apart"
     by_words: dict[frozenset[str], list[int]] = defaultdict(list)
     for row in shown:
         parts = context.name_parts[features.rows[row]]

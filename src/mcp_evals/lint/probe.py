@@ -32,10 +32,29 @@ ToolCaller = Callable[[Tool, dict[str, object]], Awaitable[ProbeResult]]
 
 TASK_REQUIRED = "requires task-based execution (execution.taskSupport: required)"
 DESTRUCTIVE = "annotated destructiveHint: true (--probe-destructive calls it)"
+UNMARKED = "not annotated readOnlyHint: true or destructiveHint: false (an audit calls only those)"
 
 
-def probe_plan(catalog: Catalog, *, destructive: bool = False) -> tuple[list[Tool], list[ProbeSkip]]:
-    """The tools the probe calls (those with at least one required parameter), and those it skips."""
+def marked_safe(annotations: dict[str, object] | None, task_support: str | None) -> bool:
+    """Marked safe to call with ``{}``: read-only, or not destructive; never task-required.
+
+    An unmarked tool counts as destructive (the protocol's default for ``destructiveHint``): the rule
+    of ``mcp-evals audit``, which calls the tools of a server nobody configured.
+    """
+    if task_support == "required":
+        return False
+    hints = annotations or {}
+    return hints.get("readOnlyHint") is True or hints.get("destructiveHint") is False
+
+
+def probe_plan(
+    catalog: Catalog, *, destructive: bool = False, marked_safe_only: bool = False
+) -> tuple[list[Tool], list[ProbeSkip]]:
+    """The tools the probe calls (those with at least one required parameter), and those it skips.
+
+    ``marked_safe_only``: call only the tools ``marked_safe`` (``audit``); otherwise skip only the
+    task-required and, unless ``destructive``, those annotated ``destructiveHint: true`` (``lint``).
+    """
     targets: list[Tool] = []
     skipped: list[ProbeSkip] = []
     for tool in catalog.tools:
@@ -45,6 +64,8 @@ def probe_plan(catalog: Catalog, *, destructive: bool = False) -> tuple[list[Too
             skipped.append(ProbeSkip(tool.name, TASK_REQUIRED))
         elif not destructive and (tool.annotations or {}).get("destructiveHint") is True:
             skipped.append(ProbeSkip(tool.name, DESTRUCTIVE))
+        elif marked_safe_only and not marked_safe(tool.annotations, tool.task_support):
+            skipped.append(ProbeSkip(tool.name, UNMARKED))
         else:
             targets.append(tool)
     return targets, skipped

@@ -33,6 +33,8 @@ class Rule:
     thresholds: tuple[str, ...] = ()
     needs: Needs = "catalog"
     graded: bool = True
+    # For a security rule: GitHub code scanning's `security-severity` (0.0–10.0), its SARIF property.
+    security_severity: float | None = None
 
     @property
     def category(self) -> str:
@@ -53,13 +55,14 @@ def rule(
     thresholds: tuple[str, ...] = (),
     needs: Needs = "catalog",
     graded: bool = True,
+    security_severity: float | None = None,
 ) -> Callable[[Check], Check]:
     """Register a check function as rule ``id``."""
 
     def register(check: Check) -> Check:
         if id in RULES:
             raise ValueError(f"lint rule {id} is registered twice")
-        RULES[id] = Rule(id, title, severity, why, fix, check, thresholds, needs, graded)
+        RULES[id] = Rule(id, title, severity, why, fix, check, thresholds, needs, graded, security_severity)
         return check
 
     return register

@@ -20,6 +20,7 @@ from mcp_evals.lint.context import LintContext, ProbeResult, ProbeSkip
 from mcp_evals.lint.engine import Locations, check_options, lint_with_context
 from mcp_evals.lint.model import LintReport
 from mcp_evals.providers.pricing import Price
+from mcp_evals.servers.model import Conformance
 
 
 def lint_model(config: Config) -> str:
@@ -84,6 +85,7 @@ def lint_config(
     catalog: Catalog,
     probe: Sequence[ProbeResult] | None = None,
     probe_skipped: Sequence[ProbeSkip] = (),
+    conformance: Sequence[Conformance] | None = None,
 ) -> tuple[LintReport, LintContext]:
     """The lint report of ``catalog`` under the config's `lint:` settings (and its context)."""
     config = setup.config
@@ -98,4 +100,5 @@ def lint_config(
         locations=setup.locations,
         probe=probe,
         probe_skipped=probe_skipped,
+        conformance=conformance,
     )

@@ -1,7 +1,8 @@
 """Words, names and similarity: the text analysis the lint rules and the confusion prediction share.
 
-Everything here is deterministic and dependency-free. Descriptions become bags of stemmed content
-words weighted by TF-IDF (a word every tool uses says little about any one of them); names become
+Everything here is deterministic and dependency-free; the words themselves (splitting, stopwords,
+stemming) are ``mcp_evals.text``'s, the lexical baseline's too. Descriptions become bags of stemmed
+content words weighted by TF-IDF (a word every tool uses says little about any one of them); names become
 their parts, with synonymous verbs mapped to one word (``get``/``fetch``/``read`` → ``get``) so that
 ``fetch_user`` and ``get_user`` read as the same name, as they do to a model.
 """
@@ -14,18 +15,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-_WORD = re.compile(r"[^\W_]+")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SEPARATORS = re.compile(r"[\s_\-./:]+")
-STOPWORDS = frozenset(
-    re.findall(
-        r"[a-z]+",
-        "a an and any are as at be been by can do does each for from has have how i if in into is it its may "
-        "me more most my no not of on one or our over should so some such than that the their them then "
-        "there these they this those to up us use used using via was we what when where which while who will "
-        "with within without you your",
-    )
-)
+from mcp_evals.text import name_parts, stem
 
 # How much a character says, in Latin-script characters: a Han character is about a word (English
 # averages ~5 letters and a space per word, a Chinese sentence ~1.5 characters per word), a kana or
@@ -63,33 +53,6 @@ for _group in VERB_GROUPS:
         SYNONYM.setdefault(_verb, _group[0])
 
 
-_KEEP_FINAL_S = ("ss", "us", "is", "ys")
-
-
-def stem(word: str) -> str:
-    """A light, deterministic suffix strip that maps a word's common forms to one stem: ticket and
-    tickets, invoice and invoices, create, created and creating, entry and entries. Never aggressive
-    enough to merge two different words; not meant to be read (messages show the words as written)."""
-    base = word
-    if base.endswith("ies") and len(base) > 4:
-        base = base[:-3] + "y"
-    elif base.endswith("s") and not base.endswith(_KEEP_FINAL_S) and len(base) > 3:
-        base = base[:-1]
-    elif base.endswith("ing") and len(base) > 5:
-        base = base[:-3]
-    elif base.endswith("ed") and len(base) > 4:
-        base = base[:-2]
-    if base.endswith("e") and len(base) > 3:
-        base = base[:-1]
-    return base
-
-
-def name_parts(name: str) -> list[str]:
-    """The lower-cased parts of an identifier: ``getUserById`` and ``get-user_by.id`` → get, user, by, id."""
-    spaced = _CAMEL.sub(" ", name)
-    return [part.lower() for part in _SEPARATORS.split(spaced) if part]
-
-
 def canonical_parts(name: str) -> tuple[str, ...]:
     """Name parts with synonymous verbs merged, ``get all`` read as ``list``, other words stemmed."""
     parts = name_parts(name)
@@ -104,43 +67,6 @@ def canonical_parts(name: str) -> tuple[str, ...]:
         merged.append(SYNONYM.get(part) or stem(part))
         index += 1
     return tuple(merged)
-
-
-def surface_words(text: str) -> list[tuple[str, str]]:
-    """``(stem, word)`` for each content word of a text: split (also camelCase and snake_case),
-    lower-cased, without stopwords; the word as written is kept for messages."""
-    spaced = _CAMEL.sub(" ", text)
-    found = (match.lower() for match in _WORD.findall(spaced))
-    return [
-        (stem(word), word) for word in found if word not in STOPWORDS and (len(word) > 1 or word.isdigit())
-    ]
-
-
-def words(text: str) -> list[str]:
-    """The stems of a text's content words (see ``surface_words``)."""
-    return [stemmed for stemmed, _ in surface_words(text)]
-
-
-def levenshtein(a: str, b: str, limit: int | None = None) -> int:
-    """Edit distance; with ``limit``, any distance above it is returned as ``limit + 1`` (faster)."""
-    if a == b:
-        return 0
-    if limit is not None and abs(len(a) - len(b)) > limit:
-        return limit + 1
-    if len(a) < len(b):
-        a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, char_a in enumerate(a, start=1):
-        current = [i]
-        best = i
-        for j, char_b in enumerate(b, start=1):
-            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
-            current.append(value)
-            best = min(best, value)
-        if limit is not None and best > limit:
-            return limit + 1
-        previous = current
-    return previous[-1]
 
 
 def bigrams(text: str) -> frozenset[str]:

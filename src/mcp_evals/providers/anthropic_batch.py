@@ -40,6 +40,7 @@ from mcp_evals.providers.base import (
     json_body,
 )
 from mcp_evals.providers.failures import ProviderFailure
+from mcp_evals.wording import noun, plural
 
 if TYPE_CHECKING:
     from mcp_evals.providers.anthropic import AnthropicProvider
@@ -122,7 +123,7 @@ class BatchRun:
             created.append(batch)
             self.submitted.append(batch)
             self.save()
-            self.host.say(f"batch {batch.id}: {len(chunk)} requests submitted")
+            self.host.say(f"batch {batch.id}: {plural(len(chunk), 'request')} submitted")
         return created
 
     def answered(self, item: BatchItem, answer: Answer, mode: ToolChoiceMode | None) -> None:
@@ -272,7 +273,7 @@ async def run_batches(provider: AnthropicProvider, host: BatchHost, items: list[
         run.sent |= resumed
         pending = [item for item in pending if id(item) not in resumed]
         run.submitted.extend(batches)
-        host.say(f"resuming {len(batches)} batch(es) an earlier run submitted")
+        host.say(f"resuming {plural(len(batches), 'batch', 'batches')} an earlier run submitted")
     # The budget: keep what fits at the batch price (the first request's estimate includes the cache write).
     allowed: list[BatchItem] = []
     for item in pending:
@@ -280,7 +281,8 @@ async def run_batches(provider: AnthropicProvider, host: BatchHost, items: list[
             allowed.append(item)
             continue
         host.on_budget_stop(
-            f"budget: {len(allowed)} requests fit in ${host.budget_usd:g}; the rest are not sent"
+            f"budget: {plural(len(allowed), 'request')} {noun(len(allowed), 'fits', 'fit')} "
+            f"in ${host.budget_usd:g}; the rest are not sent"
         )
         run.not_sent(item)
     try:

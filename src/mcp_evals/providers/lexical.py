@@ -20,7 +20,6 @@ words on 22). A query that shares no word with the catalog is always a refusal.
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -29,49 +28,13 @@ from typing import Any, ClassVar, Protocol
 
 from mcp_evals.answers import Answer, GenerateOptions, Message, ToolChoice, ToolSpec
 from mcp_evals.providers.base import NO_OPTIONS, OfflineProvider, ProviderSettings, own_settings, tool_call
+from mcp_evals.text import words
 
 K1 = 1.2
 B = 0.75
 NAME_WEIGHT = 3  # a word in the tool name counts as much as three in the description
 DEFAULT_STRICTNESS = 0.25
 _SCHEMA_DEPTH = 3  # nested parameters (items of an array of objects) carry words a model reads too
-_WORD = re.compile(r"[A-Za-z0-9]+")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_STOPWORDS = frozenset(
-    re.findall(
-        r"[a-z]+",
-        "a an and are as at be by can do does for from has have how i if in is it its me my of on or our "
-        "please so that the their them there these this to us was we what when where which who will with you "
-        "your",
-    )
-)
-# Longest first; "es" goes only after the sounds that take it (boxes, matches), so nodes → node.
-_SUFFIXES = (
-    ("sses", "ss"),
-    ("ies", "y"),
-    ("ches", "ch"),
-    ("shes", "sh"),
-    ("xes", "x"),
-    ("ing", ""),
-    ("ed", ""),
-    ("s", ""),
-)
-
-
-def stem(word: str) -> str:
-    """A light, deterministic suffix strip: enough to match ticket/tickets, node/nodes, refund/refunded."""
-    if word.endswith("ss"):
-        return word
-    for suffix, replacement in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: len(word) - len(suffix)] + replacement
-    return word
-
-
-def words(text: str) -> list[str]:
-    spaced = _CAMEL.sub(" ", text)
-    tokens = (token.lower() for token in _WORD.findall(spaced))
-    return [stem(token) for token in tokens if token not in _STOPWORDS]
 
 
 def _schema_words(schema: Any, depth: int = 0) -> list[str]:

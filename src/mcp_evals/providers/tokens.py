@@ -3,6 +3,10 @@
 Tokenizers are proprietary and differ per model; this counts characters. JSON-heavy tool schemas
 run about 3 characters a token and prose about 4, so the estimate uses 3.5 and states that it is an
 estimate (±20 %). Providers also add a hidden tool-use preamble when tools are present.
+
+A request's prefix (the tools and the system prompt, the same in every request of a run) is
+estimated by ``estimate_prefix_tokens`` alone, from the catalog and the prompt as plain data: the
+lint's token report, ``run --dry`` without a key and the run's caching note show that one number.
 """
 
 from __future__ import annotations
@@ -37,11 +41,7 @@ def prompt_prefix(tools: Sequence[ToolSpec], system: str) -> bytes:
     """What every request of a run carries, as the local estimate counts it: the tools (name,
     description, input schema, as JSON) and the system prompt. Each API wraps them a little
     differently; the estimate is the same for every provider."""
-    definitions = [
-        {"name": spec.name, "description": spec.description, "input_schema": dict(spec.input_schema)}
-        for spec in tools
-        if not spec.deferred
-    ]
+    definitions = [_definition(spec) for spec in tools if not spec.deferred]
     return (json.dumps(definitions, ensure_ascii=False, separators=(",", ":")) if definitions else "").encode(
         "utf-8"
     ) + system.encode("utf-8")
@@ -74,3 +74,23 @@ def _content(message: Message) -> Any:
         else:
             parts.append({"type": "tool_result", "tool_use_id": part.call_id, "content": part.content})
     return parts
+
+
+def _definition(spec: ToolSpec) -> dict[str, Any]:
+    return {"name": spec.name, "description": spec.description, "input_schema": dict(spec.input_schema)}
+
+
+def estimate_tool_tokens(spec: ToolSpec) -> int:
+    """Tokens of one tool's definition (the lint's per-tool sizes)."""
+    return estimate_tokens(json.dumps(_definition(spec), ensure_ascii=False, separators=(",", ":")))
+
+
+def estimate_prefix_tokens(tools: Sequence[ToolSpec], system: str) -> int:
+    """Tokens of a request's cacheable prefix (``prompt_prefix``) with the provider's tool-use
+    preamble: the one figure the lint, ``run --dry`` and the caching note show."""
+    return estimate_tokens(prompt_prefix(tools, system)) + TOOL_USE_PREAMBLE_TOKENS
+
+
+def estimate_query_tokens(query: str) -> int:
+    """Tokens of one request's own part: the user's message and its framing."""
+    return estimate_tokens(query) + MESSAGE_OVERHEAD_TOKENS

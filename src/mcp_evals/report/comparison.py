@@ -8,6 +8,7 @@ from mcp_evals.compare.paired import ArmSummary, Comparison, PairedDifference, s
 from mcp_evals.report.escape import md_code, md_text
 from mcp_evals.score import CORRECT_OUTCOMES, Rate, outcome_label
 from mcp_evals.score.gate import format_percent
+from mcp_evals.wording import plural
 
 SHOWN_ROWS = 50  # of the changed fixtures and the missed searches
 
@@ -173,9 +174,9 @@ def render_comparison(comparison: Comparison) -> str:
         "",
         f"**Verdict.** {md_text(comparison.verdict, limit=2000)}",
         "",
-        f"{md_text(comparison.provider)}/{md_text(comparison.model)} · {fixtures} fixtures × "
-        f"{len(comparison.arms)} arms, interleaved in one run with the same settings · paired exact test, "
-        f"alpha {comparison.alpha:g}",
+        f"{md_text(comparison.provider)}/{md_text(comparison.model)} · {plural(fixtures, 'fixture')} × "
+        f"{plural(len(comparison.arms), 'arm')}, interleaved in one run with the same settings · "
+        f"paired exact test, alpha {comparison.alpha:g}",
         "",
         *_arms_table(comparison.arms),
         "",

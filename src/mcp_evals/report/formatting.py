@@ -14,6 +14,8 @@ from mcp_evals.config.model import DEFAULT_OUTCOME_POINTS, ScoringOptions
 from mcp_evals.report import escape
 from mcp_evals.score import SEVERITY, FixtureScore, Rate, SampleScore, Scorecard, outcome_label
 from mcp_evals.score.gate import format_percent
+from mcp_evals.wording import number as count_text
+from mcp_evals.wording import plural
 
 T = TypeVar("T")
 
@@ -83,9 +85,10 @@ def points(value: float | None) -> str:
 
 
 def number(value: int | float | None) -> str:
+    """A count as every message shows it (``wording.number``); a float to one decimal."""
     if value is None:
         return "n/a"
-    return f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
+    return count_text(value) if isinstance(value, int) else f"{value:,.1f}"
 
 
 def money(value: float | None) -> str:
@@ -124,6 +127,7 @@ HELPERS: dict[str, Callable[..., Any]] = {
     "fraction": fraction,
     "points": points,
     "number": number,
+    "plural": plural,
     "money": money,
     "outcome_label": outcome_label,
     "fixture_outcome": fixture_outcome,

@@ -120,8 +120,8 @@ def render_terminal(
     samples = plural(metrics.samples, "sample")
     lines.append(
         f"Coverage: {coverage.reached}/{coverage.planned} answers reached ({percent(coverage.rate)}) · "
-        f"{coverage.fixtures_planned} fixtures × {samples} · {s.run.tool_count} tools in "
-        f"{s.run.area_count} areas"
+        f"{plural(coverage.fixtures_planned, 'fixture')} × {samples} · {plural(s.run.tool_count, 'tool')} in "
+        f"{plural(s.run.area_count, 'area')}"
     )
     lines += ["", style("Accuracy", bold=True)]
     thresholds = (gate.remediate_below, gate.deprioritize_at)

@@ -21,7 +21,7 @@ from mcp_evals.catalog.classify import CHANGE_CLASSES, CLASS_LABELS, ClassifiedC
 from mcp_evals.catalog.lock import UPDATE_COMMAND
 from mcp_evals.report.escape import md_code, md_text
 from mcp_evals.report.markdown import DEFAULT_MAX_CHARS, size_in_chars
-from mcp_evals.wording import plural
+from mcp_evals.wording import number, plural
 
 OK_HEADING = "## ✅ mcp-evals validate: the fixtures match the live catalog"
 FAILED_HEADING = "## ❌ mcp-evals validate: the fixtures do not match the live catalog"
@@ -43,13 +43,15 @@ def _facts(document: Mapping[str, Any]) -> str:
     cover = document.get("coverage") or {}
     kinds = cover.get("kinds") or {}
     kind_text = ", ".join(
-        f"{_count(kinds[kind])} {kind}" for kind in ("select", "refuse", "clarify") if kind in kinds
+        f"{number(_count(kinds[kind]))} {kind}" for kind in ("select", "refuse", "clarify") if kind in kinds
     )
     errors, warnings = _count(document.get("errors", 0)), _count(document.get("warnings", 0))
     facts = [
-        f"{_count(cover.get('fixtures', 0))} fixtures" + (f" ({kind_text})" if kind_text else ""),
-        f"{_count(cover.get('covered_tools', 0))} of {_count(cover.get('tools', 0))} tools covered",
-        f"{len(cover.get('covered_areas') or [])} of {len(cover.get('areas') or [])} areas covered",
+        plural(_count(cover.get("fixtures", 0)), "fixture") + (f" ({kind_text})" if kind_text else ""),
+        f"{number(_count(cover.get('covered_tools', 0)))} of {plural(_count(cover.get('tools', 0)), 'tool')} "
+        "covered",
+        f"{number(len(cover.get('covered_areas') or []))} of {plural(len(cover.get('areas') or []), 'area')} "
+        "covered",
         f"{plural(errors, 'error')}, {plural(warnings, 'warning')}",
     ]
     return " · ".join(facts)

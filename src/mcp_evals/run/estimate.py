@@ -17,10 +17,12 @@ from mcp_evals.answers import AUTO, Message, Usage
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.providers.failures import ProviderFailure
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, estimate_cost, prices_as_of
-from mcp_evals.providers.tokens import estimate_request_tokens
+from mcp_evals.providers.tokens import estimate_prefix_tokens, estimate_query_tokens
 from mcp_evals.run.asker import Asker
 from mcp_evals.run.budget import requests_within
+from mcp_evals.run.plan import caching_note
 from mcp_evals.run.retry import RetryPolicy, with_retries
+from mcp_evals.wording import plural
 
 COUNT_RETRY = RetryPolicy(max_attempts=4, max_wait=10)
 
@@ -50,10 +52,14 @@ async def count_tokens(asker: Asker, planned: Sequence[Fixture], workers: int) -
 
 
 def estimate_locally(asker: Asker, planned: Sequence[Fixture], problem: str | None = None) -> TokenCount:
-    """The local estimate (±20 %) of every request's input tokens."""
-    prefix, _ = estimate_request_tokens(asker.prefix, "")
-    per_fixture = {fixture.id: estimate_request_tokens(b"", fixture.query)[1] for fixture in planned}
-    return TokenCount(exact=False, prefix=prefix, per_fixture=per_fixture, problem=problem)
+    """The local estimate (±20 %) of every request's input tokens (``tokens``: the prefix the lint
+    shows too)."""
+    return TokenCount(
+        exact=False,
+        prefix=estimate_prefix_tokens(asker.tools, asker.system_prompt),
+        per_fixture={fixture.id: estimate_query_tokens(fixture.query) for fixture in planned},
+        problem=problem,
+    )
 
 
 async def _count_exact(asker: Asker, planned: Sequence[Fixture], workers: int) -> TokenCount | None:
@@ -113,7 +119,8 @@ def describe(
     model = asker.model
     provider = asker.provider
     lines = [
-        f"model {model} · {len(planned)} fixtures × {samples} sample(s) = {len(other)} requests",
+        f"model {model} · {plural(len(planned), 'fixture')} × {plural(samples, 'sample')} = "
+        f"{plural(len(other), 'request')}",
         f"input tokens counted with {source}:",
         f"  catalog + system prompt: {count.prefix:,} per request (the cacheable prefix)",
     ]
@@ -132,7 +139,8 @@ def describe(
         ]
     per_answer = estimate.output_tokens // max(1, len(other))
     lines.append(
-        f"estimated cost (prices as of {prices_as_of()}; output assumed {per_answer} tokens per answer):"
+        f"estimated cost (prices as of {prices_as_of()}; "
+        f"output assumed {plural(per_answer, 'token')} per answer):"
     )
     if asker.caching and estimate.cacheable:
         this_run = "with --batch and caching" if batch else "with caching"
@@ -165,15 +173,14 @@ def describe(
         )
         if sent < len(other):
             lines.append(
-                f"budget ${budget_usd:g}: a live run would send {sent} of {len(other)} requests, then stop "
+                f"budget ${budget_usd:g}: a live run would send "
+                f"{sent} of {plural(len(other), 'request')}, then stop "
                 "(PRELIMINARY): each request reserves its worst case (output at max_tokens) before it is "
                 "sent; raise the budget or use --limit / --shard"
             )
         else:
             lines.append(f"budget ${budget_usd:g}: this run fits (estimated ${expected:,.4f})")
-    if not estimate.cacheable:
-        lines.append(
-            f"note: the prefix ({count.prefix:,} tokens) is below the {price.min_cache_tokens:,}-token "
-            f"minimum {model} caches: caching will not reduce the cost"
-        )
+    note = caching_note(count.prefix, price, model)
+    if note is not None:
+        lines.append(f"note: {note}")
     return lines

@@ -11,10 +11,11 @@ from mcp_evals.config.model import GateOptions, ScoringOptions
 from mcp_evals.fixtures.model import Fixture, fixture_set_hash
 from mcp_evals.fixtures.validate import fixture_area
 from mcp_evals.providers.pricing import Price
-from mcp_evals.providers.tokens import estimate_request_tokens
+from mcp_evals.providers.tokens import estimate_prefix_tokens
 from mcp_evals.record.model import RunHeader, SamplingSettings
 from mcp_evals.record.shards import parse_shard
 from mcp_evals.run.asker import Asker, Job
+from mcp_evals.wording import number
 
 
 def shard_fixtures(fixtures: Sequence[Fixture], index: int, count: int) -> list[Fixture]:
@@ -123,6 +124,18 @@ def make_header(
 EXPECT_NOTHING_CACHED = "expect nothing to be cached"
 
 
+def caching_note(prefix_tokens: int, price: Price, model: str) -> str | None:
+    """What to say when a request's prefix is below the model's caching minimum (None when it is not):
+    the run's note, and ``--dry``'s line for the counted prefix."""
+    if prefix_tokens >= price.min_cache_tokens:
+        return None
+    return (
+        f"the catalog and system prompt are about {number(prefix_tokens)} tokens, below the "
+        f"{number(price.min_cache_tokens)}-token minimum {model} caches: {EXPECT_NOTHING_CACHED} (every "
+        "request pays full input price)"
+    )
+
+
 def run_notes(
     asker: Asker, price: Price | None, *, batch: bool = False, replayed: str | None = None
 ) -> list[str]:
@@ -142,11 +155,8 @@ def run_notes(
     if provider.uses_network and price is None:
         notes.append(f"no price known for {asker.model}: cost not computed")
     if provider.reports_cache_usage and asker.caching and price is not None:
-        prefix_tokens, _ = estimate_request_tokens(asker.prefix, "")
-        if prefix_tokens < price.min_cache_tokens:
-            notes.append(
-                f"the catalog and system prompt are about {prefix_tokens} tokens, below the "
-                f"{price.min_cache_tokens}-token minimum {asker.model} caches: "
-                f"{EXPECT_NOTHING_CACHED} (every request pays full input price)"
-            )
+        prefix_tokens = estimate_prefix_tokens(asker.tools, asker.system_prompt)
+        note = caching_note(prefix_tokens, price, asker.model)
+        if note is not None:
+            notes.append(note)
     return notes

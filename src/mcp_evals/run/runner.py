@@ -43,6 +43,7 @@ from mcp_evals.run.plan import EXPECT_NOTHING_CACHED, make_header, plan_jobs
 from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import ResultsWriter
 from mcp_evals.run.retry import AdaptiveLimiter, RetryPolicy, T, retrying, with_retries
+from mcp_evals.wording import plural
 
 
 @dataclass
@@ -379,8 +380,8 @@ class Runner:
     def forced_ignored_note(self) -> str:
         count = self.summary.forced_ignored
         return (
-            f"{self.asker.model} did not honour forced tool use: {count} answer(s) to requests "
-            "that forced a tool call had none (scored as no call)"
+            f"{self.asker.model} did not honour forced tool use: {plural(count, 'answer')} to "
+            "requests that forced a tool call had none (scored as no call)"
         )
 
     def learnt(self, job: Job, note: str) -> None:

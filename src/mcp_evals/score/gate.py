@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mcp_evals.config.model import GateOptions
 from mcp_evals.strict import StrictModel
+from mcp_evals.wording import plural
 
 Decision = Literal["remediate", "gray_zone", "deprioritize_refactor"]
 DECISION_LABELS: dict[str, str] = {
@@ -98,7 +99,7 @@ def format_percent(
 
 
 def _tools(count: int) -> str:
-    return f"{count} tool" if count == 1 else f"{count} tools"
+    return plural(count, "tool")
 
 
 def evaluate_gate(top1: float, options: GateOptions | None = None, *, tool_count: int) -> GateDecision:

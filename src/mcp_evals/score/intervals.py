@@ -1,12 +1,11 @@
-"""Rates with their Wilson 95 % interval, and the same interval for a mean score."""
+"""Rates with their Wilson 95 % interval, and the same interval for a mean score (``stats`` computes)."""
 
 from __future__ import annotations
 
-import math
-
+from mcp_evals.stats import CONFIDENCE, Z_95, wilson_interval
 from mcp_evals.strict import StrictModel
 
-Z_95 = 1.959963984540054
+__all__ = ["Z_95", "Rate", "score_interval", "wilson_interval"]
 
 
 class Rate(StrictModel):
@@ -26,24 +25,9 @@ class Rate(StrictModel):
         return cls(hits=hits, total=total, value=hits / total, low=low, high=high)
 
 
-def wilson_interval(hits: float, total: int, z: float = Z_95) -> tuple[float, float]:
-    """Wilson score interval for a binomial proportion (good at 0 %, 100 % and small n)."""
-    if total <= 0:
-        return 0.0, 1.0
-    if not 0 <= hits <= total:
-        raise ValueError(f"hits must be between 0 and total; got {hits}/{total}")
-    p = hits / total
-    z2 = z * z
-    centre = p + z2 / (2 * total)
-    margin = z * math.sqrt(p * (1 - p) / total + z2 / (4 * total * total))
-    denominator = 1 + z2 / total
-    low = max(0.0, (centre - margin) / denominator)
-    high = min(1.0, (centre + margin) / denominator)
-    # Rounding must never put the point outside its own interval.
-    return min(low, p), max(high, p)
-
-
-def score_interval(mean: float, total: int, *, scale: float = 100.0, z: float = Z_95) -> tuple[float, float]:
+def score_interval(
+    mean: float, total: int, *, scale: float = 100.0, confidence: float = CONFIDENCE
+) -> tuple[float, float]:
     """The 95 % interval of a mean of ``total`` scores, each between 0 and ``scale`` (the weighted score).
 
     The Wilson interval of the mean as a share of ``scale``. A score between 0 and 100 varies at most
@@ -54,5 +38,5 @@ def score_interval(mean: float, total: int, *, scale: float = 100.0, z: float = 
     if total <= 0:
         return 0.0, scale
     share = min(max(mean / scale, 0.0), 1.0)
-    low, high = wilson_interval(share * total, total, z)
+    low, high = wilson_interval(share * total, total, confidence)
     return low * scale, high * scale

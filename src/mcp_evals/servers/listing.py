@@ -17,7 +17,10 @@ SDK's.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from contextlib import suppress
 from typing import Any
+
+import anyio
 
 from mcp_evals._version import __version__
 from mcp_evals.catalog.model import ServerInfo, wire_problem
@@ -30,6 +33,9 @@ MODERN_VERSION = "2026-07-28"
 HANDSHAKE_VERSION = "2025-11-25"
 _META = "io.modelcontextprotocol/"
 _MAX_PAGES = 1000
+# How long one of the lists beside the tools (resources, templates, prompts) may take: a server that
+# hangs on one of them still gives its tools.
+EXTRAS_TIMEOUT = 5.0
 _METHOD_NOT_FOUND = -32601
 _INVALID_REQUEST = -32600
 
@@ -72,6 +78,8 @@ class Lister:
         self.client_info = {"name": CLIENT_NAME, "version": __version__}
         self.modern: str | None = None  # the modern protocol version, once adopted
         self.stage = "start-up and handshake"
+        self.server_capabilities: dict[str, Any] | None = None  # as the handshake declared them
+        self.notifications: list[str] = []  # the methods of the server's notifications, in order
 
     # -- requests ----------------------------------------------------------------------------------
 
@@ -101,6 +109,7 @@ class Lister:
     async def answer(self, incoming: Mapping[str, Any]) -> None:
         """The server's own request (or notification) while we wait: answered as the SDK session does."""
         if "id" not in incoming:
+            self.notifications.append(str(incoming.get("method")))
             return  # a notification (log messages, list changes)
         method = incoming.get("method")
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": incoming["id"]}
@@ -142,6 +151,7 @@ class Lister:
         if not isinstance(supported, list) or MODERN_VERSION not in supported:
             return await self.initialize()  # a legacy advertisement, as the SDK reads it
         self.modern = MODERN_VERSION
+        self.server_capabilities = _capabilities(discovered)
         meta = discovered.get("_meta")
         server_info = meta.get(f"{_META}serverInfo") if isinstance(meta, dict) else None
         return self.info(server_info, MODERN_VERSION, discovered.get("instructions"))
@@ -159,6 +169,7 @@ class Lister:
                 raise NotHere("the server asks for another protocol version") from None
             raise
         await self.send_stream.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        self.server_capabilities = _capabilities(result)
         version = result.get("protocolVersion")
         if not isinstance(version, str):
             raise NotHere("an initialize result without a protocol version")
@@ -176,6 +187,7 @@ class Lister:
             instructions=instructions if isinstance(instructions, str) else None,
             prefix=self.server.prefix,
             client_capabilities=list(self.config.client.capabilities),
+            capabilities=self.server_capabilities,
         )
 
     async def list_tools(self) -> list[dict[str, Any]]:
@@ -215,12 +227,73 @@ class Lister:
             self.server.name, f"tools/list returned more than {_MAX_PAGES} pages; is the cursor stuck?"
         )
 
+    async def list_extras(self) -> dict[str, list[dict[str, Any]] | None]:
+        """Resources, resource templates and prompts, each ``[]`` when its capability is not declared.
+
+        They are what a model may also be shown, not what the catalog needs: a list the server fails
+        to give is ``None`` (not recorded), never an error, and the conformance checks say why.
+        """
+        found: dict[str, list[dict[str, Any]] | None] = {}
+        for key, method, field, capability in EXTRA_LISTS:
+            if self.server_capabilities is None or capability not in self.server_capabilities:
+                found[key] = None if self.server_capabilities is None else []
+                continue
+            self.stage = method
+            found[key] = None
+            with anyio.move_on_after(EXTRAS_TIMEOUT), suppress(RpcError, NotHere):
+                found[key] = await self._every_page(method, field)
+        return found
+
+    async def _every_page(self, method: str, field: str) -> list[dict[str, Any]] | None:
+        entries: list[dict[str, Any]] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(_MAX_PAGES):
+            params: dict[str, Any] | None = {"cursor": cursor} if cursor is not None else None
+            if self.modern:
+                params = self.modern_params(params)
+            page = await self.request(method, params)
+            listed = page.get(field)
+            if not isinstance(listed, list):
+                return None
+            entries += [entry for entry in listed if isinstance(entry, dict)]
+            next_cursor = page.get("nextCursor")
+            if next_cursor is None:
+                return entries
+            if not isinstance(next_cursor, str) or next_cursor in seen:
+                return None
+            seen.add(next_cursor)
+            cursor = next_cursor
+        return None
+
+
+# ServerInfo field, list method, result key, the server capability that offers it.
+EXTRA_LISTS: tuple[tuple[str, str, str, str], ...] = (
+    ("resources", "resources/list", "resources", "resources"),
+    ("resource_templates", "resources/templates/list", "resourceTemplates", "resources"),
+    ("prompts", "prompts/list", "prompts", "prompts"),
+)
+
+
+def _capabilities(result: Mapping[str, Any]) -> dict[str, Any] | None:
+    capabilities = result.get("capabilities")
+    return capabilities if isinstance(capabilities, dict) else None
+
 
 async def list_over_stdio(lister: Lister) -> ServerInfo:
-    """The handshake, then every page of tools, as one ``ServerInfo``."""
+    """The handshake, then every page of tools, resources, resource templates and prompts."""
     info = await lister.handshake()
     tools = await lister.list_tools()
-    return info.model_copy(update={"tools": tools})
+    extras = await lister.list_extras()
+    return info.model_copy(update={"tools": tools, **extras})
 
 
-__all__ = ["HANDSHAKE_VERSION", "MODERN_VERSION", "Lister", "NotHere", "RpcError", "list_over_stdio"]
+__all__ = [
+    "EXTRA_LISTS",
+    "HANDSHAKE_VERSION",
+    "MODERN_VERSION",
+    "Lister",
+    "NotHere",
+    "RpcError",
+    "list_over_stdio",
+]

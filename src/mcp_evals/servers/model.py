@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, computed_field
 
@@ -29,3 +29,67 @@ class ToolResult(BaseModel):
             for block in self.content
             if block.get("type") == "text" and isinstance(block.get("text"), str)
         )
+
+
+class Exchange(BaseModel):
+    """What one conformance request got back: a result, a JSON-RPC error, or nothing in time."""
+
+    method: str
+    outcome: Literal["result", "error", "no answer"]
+    code: int | None = Field(None, description="The JSON-RPC error code, for an error.")
+    message: str = Field("", description="The error's message, or for tools/call the result's text.")
+    is_error: bool | None = Field(None, description="tools/call only: the result's `isError`.")
+
+
+ReadinessStatus = Literal["pass", "fail", "skipped"]
+
+
+class ReadinessCheck(BaseModel):
+    """One check of how ready a server is for the 2026-07-28 protocol (stateless requests, discovery)."""
+
+    id: str
+    title: str
+    status: ReadinessStatus
+    detail: str = ""
+
+
+class Conformance(BaseModel):
+    """How one server answered the conformance requests (``mcp-evals lint --probe``, ``audit``).
+
+    Read-only requests only: the list methods with an invalid cursor, ``tools/call`` of a tool
+    name the server does not list (no tool of the server is ever called), an unknown method,
+    ``server/discover`` and a request without the handshake on fresh connections.
+    """
+
+    server: str
+    transport: str
+    offered_versions: list[str] = Field(
+        default_factory=list, description="The protocol versions mcp-evals offered, in the order it did."
+    )
+    negotiated_version: str | None = Field(None, description="What the `initialize` handshake settled on.")
+    modern_version: str | None = Field(None, description="2026-07-28 when `server/discover` offers it.")
+    capabilities: dict[str, Any] | None = Field(None, description="As the handshake declared them.")
+    invalid_cursor: dict[str, Exchange] = Field(
+        default_factory=dict, description="List method → its answer to a cursor it never issued."
+    )
+    unknown_tool: Exchange | None = None
+    unknown_tool_name: str | None = None
+    undeclared: list[str] = Field(
+        default_factory=list, description="List methods that answered although no capability offers them."
+    )
+    failing: dict[str, Exchange] = Field(
+        default_factory=dict, description="List methods a declared capability offers, which failed."
+    )
+    notifications: list[str] = Field(
+        default_factory=list, description="The notifications the server sent while probed (methods)."
+    )
+    readiness: list[ReadinessCheck] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="What could not be checked, and why.")
+
+    @property
+    def readiness_passed(self) -> int:
+        return sum(1 for check in self.readiness if check.status == "pass")
+
+    @property
+    def readiness_assessed(self) -> int:
+        return sum(1 for check in self.readiness if check.status != "skipped")

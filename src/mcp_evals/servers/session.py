@@ -100,6 +100,30 @@ class ServerSession:
             latency_ms=latency_ms,
         )
 
+    async def _read_extras(self, progress: _Progress) -> None:
+        """Resources, resource templates and prompts into ``info`` (as ``listing.Lister.list_extras``)."""
+        from mcp_evals.servers.listing import EXTRA_LISTS, EXTRAS_TIMEOUT
+
+        capabilities = self.info.capabilities
+        readers = {
+            "resources/list": self._client.list_resources,
+            "resources/templates/list": self._client.list_resource_templates,
+            "prompts/list": self._client.list_prompts,
+        }
+        found: dict[str, list[dict[str, Any]] | None] = {}
+        for key, method, _, capability in EXTRA_LISTS:
+            found[key] = None if capabilities is None else []
+            if capabilities is None or capability not in capabilities:
+                continue
+            progress.stage = method
+            found[key] = None
+            with anyio.move_on_after(EXTRAS_TIMEOUT):
+                try:
+                    found[key] = await _every_page(readers[method], key)
+                except Exception as error:  # not what the catalog needs: not recorded, never a failure
+                    _reraise_our_own(error)
+        self.info = self.info.model_copy(update=found)
+
     async def _read_tools(self, progress: _Progress) -> None:
         tools: list[dict[str, Any]] = []
         cursor: str | None = None
@@ -121,6 +145,26 @@ class ServerSession:
                 )
             seen_cursors.add(cursor)
         raise ServerError(name, f"tools/list returned more than {_MAX_PAGES} pages; is the cursor stuck?")
+
+
+async def _every_page(read: Any, attribute: str) -> list[dict[str, Any]] | None:
+    """Every page of one SDK list call, in the wire shape; None when its cursors never end."""
+    entries: list[dict[str, Any]] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(_MAX_PAGES):
+        page = await read(cursor=cursor)
+        entries += [
+            entry.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for entry in getattr(page, attribute)
+        ]
+        cursor = page.next_cursor
+        if cursor is None:
+            return entries
+        if cursor in seen:
+            return None
+        seen.add(cursor)
+    return None
 
 
 @dataclass
@@ -171,6 +215,7 @@ class _Opening:
                 instructions=client.instructions,
                 prefix=self.server.prefix,
                 client_capabilities=list(self.config.client.capabilities),
+                capabilities=_declared(client),
             ),
         )
         # The SDK checks structured results against the tool's output schema and turns a mismatch
@@ -179,6 +224,7 @@ class _Opening:
         client.session.validate_tool_result = _accept_result
         if list_tools:
             await session._read_tools(self.progress)
+            await session._read_extras(self.progress)
         self.session = session
         self.ready.set()
         await self.closing.wait()
@@ -190,6 +236,16 @@ class _Opening:
     async def explain(self, error: BaseException, stage: str) -> ServerError:
         """The error for a request that failed in an open session."""
         raise NotImplementedError
+
+
+def _declared(client: Any) -> dict[str, Any] | None:
+    """The server's capabilities in the wire shape (None when the SDK has none to give)."""
+    try:
+        capabilities = client.server_capabilities
+    except Exception:  # not connected in the way the SDK expects: nothing recorded
+        return None
+    dumped = capabilities.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return dumped if isinstance(dumped, dict) else None
 
 
 async def _accept_result(name: str, result: Any) -> None:

@@ -8,13 +8,13 @@ out. Dropouts and budget stops are left out of every measure of the sessions (ba
 steps, tool success, path efficiency, expected tools, A − B) and counted apart, as are the sessions
 never run; what dropouts and budget stops spent is in the cost and token totals.
 
-Intervals are 95 %: Student's t for means (bad calls per task, steps, path efficiency; a difference
-is the mean of paired differences, A and B of the same task, fault level and run), Wilson for rates.
+Intervals are 95 % (``stats``): Student's t for means (bad calls per task, steps, path efficiency; a
+difference is the mean of paired differences, A and B of the same task, fault level and run), Wilson
+for rates, Newcombe's paired interval for the difference of the answer accuracies.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from pydantic import Field, computed_field
 
+from mcp_evals import stats
 from mcp_evals.config.isolation import IsolationKind
 from mcp_evals.score.intervals import Rate
 from mcp_evals.session.metrics import SessionMetrics, session_metrics
@@ -29,19 +30,11 @@ from mcp_evals.session.model import ARM_NAMES, ArmName
 from mcp_evals.session.record import SessionHeader, SessionRecord
 from mcp_evals.strict import StrictModel
 
-# Two-sided 95 % quantiles of Student's t for 1–30 degrees of freedom; beyond, the normal's.
-_T95 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-_Z95 = 1.959963984540054
-
 Cell = tuple[str, float, str, int]
 
 
 class Mean(StrictModel):
-    """A mean with its 95 % interval (None below two values)."""
+    """A mean (or a difference of rates) with its 95 % interval; a mean of one value has none."""
 
     n: int = 0
     mean: float | None = None
@@ -50,17 +43,28 @@ class Mean(StrictModel):
 
 
 def mean_interval(values: Sequence[float], *, floor: float | None = None) -> Mean:
+    """The mean and its Student's t interval (``stats``); ``floor`` bounds the low end (a count)."""
     if not values:
         return Mean()
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return Mean(n=n, mean=mean)
-    variance = sum((value - mean) ** 2 for value in values) / (n - 1)
-    quantile = _T95[n - 2] if n - 1 <= len(_T95) else _Z95
-    margin = quantile * math.sqrt(variance / n)
-    low = mean - margin if floor is None else max(floor, mean - margin)
-    return Mean(n=n, mean=mean, low=low, high=mean + margin)
+    found = stats.mean_interval(values)
+    if found is None:
+        return Mean(n=len(values), mean=values[0])
+    low = found.low if floor is None else max(floor, found.low)
+    return Mean(n=len(values), mean=found.mean, low=low, high=found.high)
+
+
+def paired_rate_difference(pairs: Sequence[tuple[bool, bool]]) -> Mean:
+    """A − B of a right/wrong rate over paired sessions, with Newcombe's paired interval (``stats``)."""
+    if not pairs:
+        return Mean()
+    counts = stats.PairedCounts(
+        both=sum(1 for a, b in pairs if a and b),
+        first_only=sum(1 for a, b in pairs if a and not b),
+        second_only=sum(1 for a, b in pairs if b and not a),
+        neither=sum(1 for a, b in pairs if not a and not b),
+    )
+    low, high = stats.newcombe_paired_interval(counts)
+    return Mean(n=counts.pairs, mean=counts.difference, low=low, high=high)
 
 
 class CellSummary(StrictModel):
@@ -311,7 +315,7 @@ def _cell(
 
 def _difference(percent: float, planned: Sequence[Cell], metrics: dict[Cell, SessionMetrics]) -> Difference:
     bad: list[float] = []
-    correct: list[float] = []
+    correct: list[tuple[bool, bool]] = []
     for arm, cell_percent, task_id, run in planned:
         if arm != "A" or cell_percent != percent:
             continue
@@ -320,9 +324,12 @@ def _difference(percent: float, planned: Sequence[Cell], metrics: dict[Cell, Ses
             continue
         bad.append(a.bad_calls - b.bad_calls)
         if a.answer_correct is not None and b.answer_correct is not None:
-            correct.append(float(a.answer_correct) - float(b.answer_correct))
+            correct.append((a.answer_correct, b.answer_correct))
     return Difference(
-        fault_percent=percent, pairs=len(bad), bad_calls=mean_interval(bad), accuracy=mean_interval(correct)
+        fault_percent=percent,
+        pairs=len(bad),
+        bad_calls=mean_interval(bad),
+        accuracy=paired_rate_difference(correct),
     )
 
 

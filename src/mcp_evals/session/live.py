@@ -14,7 +14,6 @@ from mcp_evals.answers import Usage
 from mcp_evals.config.isolation import isolation_statement
 from mcp_evals.errors import ConfigError, InputFileError
 from mcp_evals.files import refuse_inputs
-from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price, prices_as_of
 from mcp_evals.run.asker import Asker
 from mcp_evals.run.budget import Budget, requests_within
@@ -46,6 +45,8 @@ from mcp_evals.session.runner import (
 )
 from mcp_evals.session.server import ToolBoundary
 from mcp_evals.session.transforms import removes_anything, result_paths
+from mcp_evals.suggest import Suggester, did_you_mean
+from mcp_evals.wording import noun, plural
 
 Say = Callable[[str], None]
 COUNT_TOKENS_NOTE = (
@@ -161,7 +162,7 @@ def run_live(
     schedule = plan_sessions(prepared.task_set, plan.arms, plan.levels, plan.tasks, plan.runs)
     if done:
         kept = sum(1 for item in schedule if item.cell in done)
-        say(f"resume: {kept} finished session(s) kept from {path}; {len(schedule) - kept} to run")
+        say(f"resume: {plural(kept, 'finished session')} kept from {path}; {len(schedule) - kept} to run")
     say(isolation_line(prepared))
     writer = RecordsWriter(path)
     writer.write(header)
@@ -336,8 +337,8 @@ def run_dry(
     for session in played:
         results = ", ".join(f"{tool} {tokens:,}" for tool, tokens in session.result_tokens) or "none"
         line = (
-            f"  {session.task.id} · arm {session.arm}: {len(session.record.turns)} turns · "
-            f"tool results {results} tokens · input {sum(session.inputs):,} tokens"
+            f"  {session.task.id} · arm {session.arm}: {plural(len(session.record.turns), 'turn')} · "
+            f"tool results {results} tokens · input {plural(sum(session.inputs), 'token')}"
         )
         if price is not None:
             cost = session_cost(session.inputs, session.outputs, price, caching=caching)
@@ -351,8 +352,9 @@ def run_dry(
         say(f"warning: {warning}")
     repeats = len(plan.levels) * plan.runs
     emit(
-        f"planned run: {len(plan.tasks)} tasks × {len(plan.arms)} arms × {len(plan.levels)} fault levels × "
-        f"{plan.runs} run(s) = {plan.sessions} sessions"
+        f"planned run: {plural(len(plan.tasks), 'task')} × {plural(len(plan.arms), 'arm')} × "
+        f"{plural(len(plan.levels), 'fault level')} × {plural(plan.runs, 'run')} = "
+        f"{plural(plan.sessions, 'session')}"
     )
     if price is None:
         emit("no price known for this model: token counts only (add it under run.prices in the config)")
@@ -366,7 +368,8 @@ def run_dry(
     )
     total = sum(price.cost(usage) for usages in planned for usage in usages)
     emit(
-        f"estimated cost (prices as of {prices_as_of()}; output assumed {ASSUMED_OUTPUT_TOKENS} tokens "
+        f"estimated cost (prices as of {prices_as_of()}; "
+        f"output assumed {plural(ASSUMED_OUTPUT_TOKENS, 'token')} "
         "a turn): "
         f"${total:.4f} for the planned run" + (" with caching" if caching else "")
     )
@@ -400,8 +403,8 @@ def idle_transforms(prepared: Prepared, plan: Plan, played: list[DrySession]) ->
             )
             warnings.append(
                 f"arm {arm}: remove_field {transform.remove_field!r} removed nothing from the "
-                f"{len(results)} tool result(s) the scripts got, so arm {arm}'s model saw them as the server "
-                "sent them" + did_you_mean(Suggester(fields)(transform.remove_field))
+                f"{plural(len(results), 'tool result')} the scripts got, so arm {arm}'s model saw them as "
+                "the server sent them" + did_you_mean(Suggester(fields)(transform.remove_field))
             )
     return warnings
 
@@ -445,9 +448,10 @@ def budget_line(
     if finished == 0:
         return (
             f"budget ${budget_usd:g}: a live run would stop in its first session, after {sent} "
-            f"request(s) (PRELIMINARY): {rule}"
+            f"{noun(sent, 'request')} (PRELIMINARY): {rule}"
         )
     return (
-        f"budget ${budget_usd:g}: a live run would stop after about {finished} of {len(sessions)} sessions "
+        f"budget ${budget_usd:g}: a live run would stop after about "
+        f"{finished} of {plural(len(sessions), 'session')} "
         f"(PRELIMINARY): {rule}"
     )

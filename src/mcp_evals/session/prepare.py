@@ -19,6 +19,7 @@ from mcp_evals.servers.sandbox import Isolation, isolation_kind
 from mcp_evals.session.load import load_task_set, server_of, session_config
 from mcp_evals.session.model import ARM_NAMES, ArmName, FaultLevel, Task, TaskSet
 from mcp_evals.session.validate import TaskProblem, validate_task_set
+from mcp_evals.wording import plural
 
 
 @dataclass
@@ -64,7 +65,7 @@ def refuse_invalid(prepared: Prepared) -> list[TaskProblem]:
         shown = "\n".join(f"  {problem}" for problem in errors[:20])
         more = f"\n  … and {len(errors) - 20} more" if len(errors) > 20 else ""
         raise InputFileError(
-            f"the task set does not validate against the live catalog ({len(errors)} error(s)); "
+            f"the task set does not validate against the live catalog ({plural(len(errors), 'error')}); "
             f"not running:\n{shown}{more}",
             hint="fix it (mcp-evals session validate lists every problem), then run again",
         )

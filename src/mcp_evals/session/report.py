@@ -11,6 +11,7 @@ from mcp_evals.config.isolation import isolation_statement
 from mcp_evals.report.escape import md_block, md_code, md_text
 from mcp_evals.score.intervals import Rate
 from mcp_evals.session.aggregate import CellSummary, Mean, SessionSummary, column_label, short_sha
+from mcp_evals.wording import plural
 
 
 def _number(value: float | None, digits: int = 2) -> str:
@@ -38,10 +39,6 @@ def _rate(rate: Rate) -> str:
     if rate.value is None or rate.low is None or rate.high is None:
         return "–"
     return f"{rate.value:.0%} [{rate.low:.0%}, {rate.high:.0%}] ({rate.hits}/{rate.total})"
-
-
-def _count(number: int, word: str) -> str:
-    return f"{number} {word}" + ("" if number == 1 else "s")
 
 
 def _dropouts(dropouts: dict[str, int]) -> str:
@@ -91,7 +88,7 @@ def _head(summary: SessionSummary) -> str:
     icon = "⚠️ **PRELIMINARY**" if summary.preliminary else "✅ complete"
     lines.append(
         f"{icon} · {md_code(summary.provider)}/{md_code(summary.model)} · {md_text(summary.date)} · "
-        f"commit {md_code(short_sha(summary.git_sha))} · {_count(summary.planned, 'session')} planned: "
+        f"commit {md_code(short_sha(summary.git_sha))} · {plural(summary.planned, 'session')} planned: "
         f"{summary.finished} finished, {summary.budget_stops} stopped by the budget, "
         f"{sum(summary.dropouts.values())} dropouts, {summary.not_run} not run"
     )
@@ -108,7 +105,7 @@ def _head(summary: SessionSummary) -> str:
     if summary.teardown_failures:
         lines += [
             "",
-            f"The teardown failed in {_count(summary.teardown_failures, 'session')}: the sessions after it "
+            f"The teardown failed in {plural(summary.teardown_failures, 'session')}: the sessions after it "
             "may not have started from the same state (see *Isolation* below).",
         ]
     lines += ["", "### Arms", ""]
@@ -190,7 +187,7 @@ def _tail(summary: SessionSummary) -> str:
         f"Budget stops: {summary.budget_stops}. Not run: {summary.not_run}."
     )
     if summary.stale:
-        lines.append(f"{_count(summary.stale, 'record')} of an earlier setup of a task or an arm left out.")
+        lines.append(f"{plural(summary.stale, 'record')} of an earlier setup of a task or an arm left out.")
     for note in summary.notes:
         lines.append(f"- note: {md_text(note, 400)}")
     lines.append("")

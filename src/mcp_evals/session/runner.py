@@ -34,6 +34,7 @@ from mcp_evals.session.model import ArmName, FaultLevel, Task, TaskSet
 from mcp_evals.session.record import SessionKey, SessionRecord
 from mcp_evals.session.records_file import RecordsWriter
 from mcp_evals.session.server import ToolBoundary
+from mcp_evals.wording import plural
 
 Cell = tuple[str, float, str, int]
 COUNT_RETRY = RetryPolicy(max_attempts=4, max_wait=10)
@@ -160,7 +161,7 @@ class SessionRun:
             self.task_set.transient_errors,
             self.task_set.timeouts.step_seconds,
         )
-        parts = [f"{record.end}", f"{metrics.steps} steps", f"{metrics.bad_calls} bad calls"]
+        parts = [f"{record.end}", plural(metrics.steps, "step"), plural(metrics.bad_calls, "bad call")]
         if metrics.answer_correct is not None:
             parts.append("answer correct" if metrics.answer_correct else "answer wrong")
         if metrics.pattern_problem is not None:

@@ -19,11 +19,12 @@ from mcp_evals import schema_refs
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.documents import dotted
 from mcp_evals.errors import where
-from mcp_evals.fixtures.validate.suggest import Suggester, did_you_mean
 from mcp_evals.score.arguments import SchemaValidators
 from mcp_evals.session.metrics import in_order
 from mcp_evals.session.model import ARM_NAMES, TaskSet
 from mcp_evals.session.transforms import schema_paths
+from mcp_evals.suggest import Suggester, did_you_mean
+from mcp_evals.wording import noun, plural
 
 
 class TaskProblem(BaseModel):
@@ -105,7 +106,7 @@ def validate_task_set(task_set: TaskSet, catalog: Catalog) -> list[TaskProblem]:
                 "max-steps",
                 (*base, "max_steps"),
                 f"max_steps {task.max_steps} leaves no turn for the answer after the script's "
-                f"{len(task.script)} call(s); give at least {len(task.script) + 1}",
+                f"{plural(len(task.script), 'call')}; give at least {len(task.script) + 1}",
             )
         called = [step.tool for step in task.script]
         all_known = all(catalog.get(name) is not None for name in [*called, *task.expected_tools])
@@ -133,7 +134,8 @@ def validate_task_set(task_set: TaskSet, catalog: Catalog) -> list[TaskProblem]:
                 "unknown-field",
                 ("arms", arm, "transforms", index, "remove_field"),
                 f"no tool's output schema has a field {transform.remove_field!r} "
-                f"({len(declared)} of {len(catalog.tools)} tools declare one): the transform may remove "
+                f"({len(declared)} of {plural(len(catalog.tools), 'tool')} "
+                f"{noun(len(declared), 'declares', 'declare')} one): the transform may remove "
                 f"nothing, leaving arm {arm} the same as arm {'B' if arm == 'A' else 'A'}"
                 + did_you_mean(Suggester(fields)(transform.remove_field)),
                 "warning",

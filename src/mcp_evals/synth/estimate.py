@@ -14,6 +14,7 @@ from mcp_evals.providers.pricing import Price, prices_as_of
 from mcp_evals.providers.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_tokens
 from mcp_evals.synth.model import SynthSettings
 from mcp_evals.synth.prompts import PARAPHRASE_SYSTEM, Ask
+from mcp_evals.wording import number, plural
 
 ASSUMED_INTENT_TOKENS = 90  # output per intent: a goal, its values and pattern, as JSON
 ASSUMED_QUERY_TOKENS = 45  # output per paraphrased query
@@ -57,12 +58,12 @@ def describe_synth(
     batches = requests - len(asks)
     lines = [
         f"mcp-evals synth --dry: nothing billable is sent ({label}, {model})",
-        f"step 1 (intents; sees the catalog): {len(asks)} requests ({_kinds(asks)}) → up to "
-        f"{intents} intents",
-        f"step 2 (held-out paraphrase; sees no tool): about {batches} requests of up to {settings.batch} "
-        "intents",
-        f"input tokens (a local estimate, ±20%): {usage.input_tokens:,} · output assumed "
-        f"{usage.output_tokens:,} tokens",
+        f"step 1 (intents; sees the catalog): {plural(len(asks), 'request')} ({_kinds(asks)}) → up to "
+        f"{plural(intents, 'intent')}",
+        f"step 2 (held-out paraphrase; sees no tool): about {plural(batches, 'request')} of up to "
+        f"{plural(settings.batch, 'intent')}",
+        f"input tokens (a local estimate, ±20%): {number(usage.input_tokens)} · output assumed "
+        f"{plural(usage.output_tokens, 'token')}",
     ]
     if price is None:
         return [*lines, f"no price known for {model}: add it under run.prices in the config to see a cost"]

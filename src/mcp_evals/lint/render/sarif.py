@@ -26,7 +26,10 @@ FINGERPRINT_KEY = "mcpEvalsLint/v1"
 
 
 def artifact_uri(file: str) -> str:
-    """A repository-relative URI (forward slashes); an absolute path becomes a ``file://`` URI."""
+    """A repository-relative URI (forward slashes); an absolute path becomes a ``file://`` URI, and a URL
+    (an audited HTTP server) stays as it is."""
+    if "://" in file:
+        return file
     path = Path(file)
     if path.is_absolute():
         return path.as_uri()
@@ -35,12 +38,20 @@ def artifact_uri(file: str) -> str:
 
 def fingerprint(finding: Finding) -> str:
     """Stable across runs and line moves: the rule and what it is about, not the wording or the line."""
-    key = "\x1f".join([finding.rule, *finding.tools, finding.fixture_id or "", finding.parameter or ""])
+    parts = [finding.rule, *finding.tools, finding.fixture_id or "", finding.parameter or ""]
+    if finding.subject is not None:  # added later: the fingerprints of findings without one stay
+        parts.append(finding.subject)
+    key = "\x1f".join(parts)
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
 def _rule(rule_id: str) -> dict[str, Any]:
     item = next(rule for rule in all_rules() if rule.id == rule_id)
+    properties: dict[str, Any] = {"tags": ["mcp", CATEGORY_NAMES[item.category]]}  # type: ignore[index]
+    if item.security_severity is not None:
+        if "security" not in properties["tags"]:
+            properties["tags"].append("security")
+        properties["security-severity"] = f"{item.security_severity:.1f}"
     return {
         "id": item.id,
         "name": "".join(word.capitalize() for word in item.title.replace("-", " ").split() if word.isalnum()),
@@ -49,7 +60,7 @@ def _rule(rule_id: str) -> dict[str, Any]:
         "help": {"text": item.fix},
         "helpUri": f"{DOCS_URI}#{item.id.lower()}",
         "defaultConfiguration": {"level": LEVELS[item.severity]},
-        "properties": {"tags": ["mcp", CATEGORY_NAMES[item.category]]},  # type: ignore[index]
+        "properties": properties,
     }
 
 

@@ -1,5 +1,6 @@
 """The lint rules, one module per category: naming, descriptions, schema, tokens, consistency, fixtures,
-and the live probe. Each rule is a function registered with ``@rule`` (see ``lint.registry``)."""
+security (``security`` and ``leaks``), resources and prompts, protocol, and the live probe. Each rule
+is a function registered with ``@rule`` (see ``lint.registry``)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ from mcp_evals.lint.rules import (  # noqa: F401  (importing them registers thei
     consistency,
     descriptions,
     fixtures,
+    leaks,
     naming,
     probe,
+    protocol,
+    resources,
     schema,
+    security,
     tokens,
 )
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.model import PairScore
 from mcp_evals.lint.registry import rule
-from mcp_evals.wording import plural
+from mcp_evals.wording import number, plural
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _LATIN = re.compile(r"[A-Za-z]{3,}")
@@ -90,7 +90,9 @@ def cross_server_pairs(context: LintContext) -> Iterator[Hit]:
 def too_many_tools(context: LintContext) -> Iterator[Hit]:
     count = len(context.tools)
     if count > context.thresholds.max_tools:
-        yield Hit(f"the catalog has {count} tools (more than {context.thresholds.max_tools})")
+        yield Hit(
+            f"the catalog has {plural(count, 'tool')} (more than {number(context.thresholds.max_tools)})"
+        )
 
 
 def vague_tools(context: LintContext) -> list[str]:
@@ -123,7 +125,7 @@ def refusal_collapse(context: LintContext) -> Iterator[Hit]:
     if share >= thresholds.vague_share:
         shown = ", ".join(vague[:5]) + (f" and {len(vague) - 5} more" if len(vague) > 5 else "")
         yield Hit(
-            f"{count} tools, {len(vague)} ({share:.0%}) with vague descriptions (fewer than "
+            f"{plural(count, 'tool')}, {len(vague)} ({share:.0%}) with vague descriptions (fewer than "
             f"{thresholds.vague_words} content words: {shown}): out-of-scope requests may get a plausible "
             "tool call instead of a refusal"
         )

@@ -7,9 +7,10 @@ from collections.abc import Iterator
 
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
-from mcp_evals.lint.text import name_parts, text_length
+from mcp_evals.lint.text import text_length
 from mcp_evals.providers.tokens import estimate_tokens
-from mcp_evals.wording import plural
+from mcp_evals.text import name_parts
+from mcp_evals.wording import number, plural
 
 _PLACEHOLDER = re.compile(
     r"(?i)\b(?:todo|tbd|fixme|xxx|lorem ipsum|my tool|test tool|description (?:goes )?here|"
@@ -92,7 +93,8 @@ def too_long(context: LintContext) -> Iterator[Hit]:
         tokens = estimate_tokens(tool.description)
         if tokens > limit:
             yield Hit(
-                f"the description of {tool.name!r} is about {tokens} tokens (more than {limit})",
+                f"the description of {tool.name!r} is about {plural(tokens, 'token')} "
+                f"(more than {number(limit)})",
                 tools=(tool.name,),
             )
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import math
 import re
-import statistics
 from collections.abc import Collection, Iterator, Sequence
 
 from mcp_evals.catalog.model import Tool
@@ -12,7 +10,8 @@ from mcp_evals.fixtures.model import AnyValue, Contains, Fixture, OneOf, Regex, 
 from mcp_evals.fixtures.validate import fixture_area
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
-from mcp_evals.lint.text import name_parts
+from mcp_evals.stats import wilson_interval
+from mcp_evals.text import name_parts
 from mcp_evals.wording import plural
 
 # A concrete value in a query: quoted text, an email, a URL, a path, anything with a digit, a snake_id.
@@ -26,7 +25,6 @@ _VALUE = re.compile(
     | (?<![\w-])[A-Za-z]+_[A-Za-z0-9_]+
     """
 )
-Z_95 = statistics.NormalDist().inv_cdf(0.975)
 # The collapse the calibration saw (refusal at 50 %) must be told apart from a healthy catalog (80 %).
 COLLAPSED_RATE = 0.5
 HEALTHY_RATE = 0.8
@@ -208,22 +206,16 @@ def no_refuse(context: LintContext) -> Iterator[Hit]:
         )
 
 
-def half_interval(total: int) -> tuple[float, float]:
-    """The Wilson 95 % interval of a 50 % rate measured on ``total`` fixtures."""
-    if total <= 0:
-        return 0.0, 1.0
-    z2 = Z_95 * Z_95
-    centre = 0.5 + z2 / (2 * total)
-    margin = Z_95 * math.sqrt(0.25 / total + z2 / (4 * total * total))
-    denominator = 1 + z2 / total
-    return max(0.0, (centre - margin) / denominator), min(1.0, (centre + margin) / denominator)
+def collapsed_interval(total: int) -> tuple[float, float]:
+    """The Wilson 95 % interval of a 50 % (collapsed) refusal rate measured on ``total`` fixtures."""
+    return wilson_interval(COLLAPSED_RATE * total, total)
 
 
 def fixtures_to_tell_collapse() -> int:
     """The fewest refuse/clarify fixtures for which a measured 50 % refusal rate is, at 95 %, told
     apart from a healthy 80 %: the interval of 50 % ends below 80 %."""
     total = 1
-    while half_interval(total)[1] >= HEALTHY_RATE:
+    while collapsed_interval(total)[1] >= HEALTHY_RATE:
         total += 1
     return total
 
@@ -252,7 +244,8 @@ def too_few_refusals(context: LintContext) -> Iterator[Hit]:
         return
     yield Hit(
         f"{plural(count, 'refuse/clarify fixture')}: a measured refusal rate of 50 % would have a 95 % "
-        f"interval of {_shown(half_interval(count))}; {target} give {_shown(half_interval(target))} "
+        f"interval of {_shown(collapsed_interval(count))}; "
+        f"{target} give {_shown(collapsed_interval(target))} "
         f"(at least {fixtures_to_tell_collapse()} tell a collapse to {COLLAPSED_RATE:.0%} from a healthy "
         f"{HEALTHY_RATE:.0%})",
         fixture_set=True,

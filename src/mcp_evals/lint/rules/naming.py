@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from mcp_evals.catalog.names import MAX_LENGTH, is_safe
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
-from mcp_evals.lint.text import name_parts, stem, text_length, words
+from mcp_evals.lint.text import text_length
+from mcp_evals.text import name_parts, stem, words
 
 _STYLES = (
     ("snake_case", re.compile(r"^[a-z0-9]+(?:_[a-z0-9]+)+$")),

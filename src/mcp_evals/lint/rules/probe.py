@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.probe import is_actionable
 from mcp_evals.lint.registry import rule
-from mcp_evals.wording import shorten
+from mcp_evals.wording import noun, shorten
 
 
 @rule(
@@ -25,7 +25,7 @@ def not_enforced(context: LintContext) -> Iterator[Hit]:
             tool = context.catalog.by_name[result.tool]
             yield Hit(
                 f"{tool.name!r} accepted a call with none of its {len(tool.required)} required "
-                f"argument(s) ({', '.join(tool.required)})",
+                f"{noun(len(tool.required), 'argument')} ({', '.join(tool.required)})",
                 tools=(tool.name,),
             )
 

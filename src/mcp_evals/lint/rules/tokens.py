@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from mcp_evals.lint.context import Hit, LintContext
 from mcp_evals.lint.registry import rule
+from mcp_evals.wording import number, plural
 
 BOILERPLATE_CHARS = 40
 _SPACES = re.compile(r"\s+")
@@ -26,7 +27,9 @@ def catalog_too_large(context: LintContext) -> Iterator[Hit]:
     total = sum(context.tool_tokens.values())
     limit = context.thresholds.max_catalog_tokens
     if total > limit:
-        yield Hit(f"the catalog's tool definitions are about {total:,} tokens (more than {limit:,})")
+        yield Hit(
+            f"the catalog's tool definitions are about {plural(total, 'token')} (more than {number(limit)})"
+        )
 
 
 @rule(
@@ -44,7 +47,8 @@ def tool_too_large(context: LintContext) -> Iterator[Hit]:
         tokens = context.tool_tokens[tool.name]
         if tokens > limit:
             yield Hit(
-                f"the definition of {tool.name!r} is about {tokens:,} tokens (more than {limit:,})",
+                f"the definition of {tool.name!r} is about {plural(tokens, 'token')} "
+                f"(more than {number(limit)})",
                 tools=(tool.name,),
             )
 

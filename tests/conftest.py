@@ -31,6 +31,13 @@ EXAMPLES = REPO_ROOT / "examples"
 HELPDESK = EXAMPLES / "helpdesk"
 REFERENCE_SERVERS = REPO_ROOT / "tests" / "reference-servers" / "node_modules"
 
+# Machine resources that tests running side by side (pytest-xdist, scripts/test) must not share: tests
+# marked with one group run on one worker, one after another (--dist loadgroup). SOURCE_TREE: what
+# builds from or writes into this checkout (pip/uv/docker builds write build/ and *.egg-info, the dogfood
+# case its .mcp-evals/ folder); LLAMA_CPP: one llama.cpp server and its model in memory at a time.
+SOURCE_TREE = pytest.mark.xdist_group("source-tree")
+LLAMA_CPP = pytest.mark.xdist_group("llama-cpp")
+
 # Secrets the tests must never leak; removed from the CLI's environment unless a test sets them.
 _SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN", "GH_TOKEN")
 

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SOURCE_TREE
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 README = (REPO_ROOT / "README.md").read_text("utf-8")
 BIN = Path(sys.executable).parent
@@ -66,6 +68,7 @@ def isolated_env(tmp_path: Path) -> dict[str, str]:
     }
 
 
+@SOURCE_TREE
 def test_pipx_install_from_a_clone_puts_a_working_mcp_evals_on_the_path(tmp_path: Path) -> None:
     assert "pipx install .                         # or: uv tool install ." in README
     env = isolated_env(tmp_path)
@@ -85,6 +88,7 @@ def test_pipx_install_from_a_clone_puts_a_working_mcp_evals_on_the_path(tmp_path
     assert list(venv.glob("lib/python3.*/site-packages/mcp_evals")) and venv != Path(sys.prefix)
 
 
+@SOURCE_TREE
 def test_uvx_runs_it_once_from_a_clone(tmp_path: Path) -> None:
     assert "uvx --from . mcp-evals validate        # one run, nothing installed for good" in README
     project = snapshot_project(tmp_path / "project")

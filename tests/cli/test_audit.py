@@ -64,7 +64,7 @@ def test_a_poisoned_server_is_capped_fails_under_and_its_sarif_carries_security_
     assert log["runs"][0]["properties"]["auditScore"] == 59
     text = run_cli("audit", *args, cwd=tmp_path)
     assert text.returncode == 1
-    assert "capped: 3 security error(s): the score is capped at 59" in text.stdout
+    assert "capped: 3 security errors: the score is capped at 59" in text.stdout
     assert "U+200B ZERO WIDTH SPACE ×2" in text.stdout and "\u200b" not in text.stdout
     assert text.stdout.rstrip().splitlines()[-1].startswith("FAILED: score 59/100 (below --fail-under 60)")
 

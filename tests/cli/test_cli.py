@@ -1,12 +1,13 @@
-"""The command line's own contract: exit codes and the shape of usage errors."""
+"""The command line's own contract: exit codes and the shape of usage errors, as the OS sees them (a real
+subprocess, ``python -m mcp_evals``: these are the suite's smoke tests of the process itself)."""
 
 from __future__ import annotations
 
 from conftest import RunCli
 
 
-def test_an_unknown_option_is_a_usage_error_with_exit_3_and_a_hint(run_cli: RunCli) -> None:
-    result = run_cli("validate", "--bogus")
+def test_an_unknown_option_is_a_usage_error_with_exit_3_and_a_hint(run_cli_process: RunCli) -> None:
+    result = run_cli_process("validate", "--bogus")
 
     assert result.returncode == 3
     assert "Traceback" not in result.stderr
@@ -14,15 +15,15 @@ def test_an_unknown_option_is_a_usage_error_with_exit_3_and_a_hint(run_cli: RunC
     assert "hint: run 'mcp-evals validate --help'" in result.stderr
 
 
-def test_an_unknown_command_is_a_usage_error_with_exit_3(run_cli: RunCli) -> None:
-    result = run_cli("evaluate")
+def test_an_unknown_command_is_a_usage_error_with_exit_3(run_cli_process: RunCli) -> None:
+    result = run_cli_process("evaluate")
 
     assert result.returncode == 3
     assert "error: No such command 'evaluate'" in result.stderr
 
 
-def test_help_lists_every_command_and_the_exit_codes(run_cli: RunCli) -> None:
-    result = run_cli("--help")
+def test_help_lists_every_command_and_the_exit_codes(run_cli_process: RunCli) -> None:
+    result = run_cli_process("--help")
 
     assert result.returncode == 0
     for command in ("catalog", "validate", "schema", "run", "merge", "report", "baseline"):

@@ -123,3 +123,8 @@ def test_what_the_tests_need_is_what_the_scripts_use() -> None:
     assert '"container: builds and runs the Docker image (skips where no container can run)"' in pyproject
     kit = (REPO_ROOT / "tests" / "action" / "container-kit.sh").read_text("utf-8")
     assert "podman" in kit
+    # README: pytest on every core; tests sharing a machine resource carry xdist_group marks
+    test_script = (REPO_ROOT / "scripts" / "test").read_text("utf-8")
+    assert '-m pytest -n "${MCP_EVALS_TEST_WORKERS:-auto}" --dist loadgroup "$@"' in test_script
+    assert '"pytest-xdist>=' in pyproject and "pytest on every core (`-n auto`)" in README
+    assert "pytest-xdist" in README.split("Test-only extras", 1)[1].split("\n\n", 1)[0]

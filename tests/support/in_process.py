@@ -9,11 +9,14 @@ handlers, and the module state a fresh process starts without (the input-file re
 
 Not isolated, so such tests keep a real subprocess (``run_cli_process``): what the command's own
 children write straight to the inherited file descriptors (``action build``), signals sent to the
-command, ``python -m mcp_evals`` itself, plugins found through a changed ``sys.path``.
+command, ``python -m mcp_evals`` itself, plugins found through a changed ``sys.path``, and a test
+whose thread already runs an event loop (Playwright's sync API in the browser tests: the CLI starts
+its own, so ``run_in_process`` refuses).
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import signal
@@ -126,6 +129,8 @@ def run_in_process(
     ``uncaught`` an exception escaping ``main`` becomes what the interpreter would make of it (its
     traceback on stderr, exit status 1) instead of failing the test where it was raised.
     """
+    if _event_loop_running():
+        raise RuntimeError("an event loop runs in this thread (Playwright's sync API?): use run_cli_process")
     out, err = io.BytesIO(), io.BytesIO()
     code = 0
     with ExitStack() as stack:
@@ -146,6 +151,14 @@ def run_in_process(
         finally:
             _fresh_module_state()
     return Ran(code, out.getvalue(), err.getvalue())
+
+
+def _event_loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _exit_status(code: Any) -> int:

@@ -3,8 +3,9 @@
 ``scripts/screenshots`` (``UPDATE_SCREENSHOTS=1``) writes them to docs/img/; a plain run takes them
 into a temporary folder, so a change that breaks a picture fails here before anyone re-takes it.
 The lint, contract and session sections are made by the real commands on the helpdesk example (the
-session's model is the fake Anthropic API), and shown as GitHub shows the PR comment. The commands run as real processes: Playwright's
-sync API keeps an event loop in this thread, where the CLI would start its own.
+session's model is the fake Anthropic API), and shown as GitHub shows the PR comment. The commands
+run as real processes: Playwright's sync API keeps an event loop in this thread, where the CLI would
+start its own.
 """
 
 from __future__ import annotations

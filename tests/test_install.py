@@ -104,6 +104,16 @@ def test_uvx_runs_it_once_from_a_clone(tmp_path: Path) -> None:
     assert done.stdout.startswith("ok: 1 fixture") and not (tmp_path / "bin" / "mcp-evals").exists()
 
 
+def test_what_builds_from_the_source_tree_never_runs_beside_itself() -> None:
+    """CONTRIBUTING.md: tests that share a machine resource carry an xdist_group mark (--dist loadgroup)."""
+    for test in (
+        test_pipx_install_from_a_clone_puts_a_working_mcp_evals_on_the_path,
+        test_uvx_runs_it_once_from_a_clone,
+    ):
+        groups = [mark.args for mark in getattr(test, "pytestmark", []) if mark.name == "xdist_group"]
+        assert groups == [("source-tree",)]
+
+
 def test_the_supported_python_versions_are_what_the_package_says() -> None:
     assert "mcp-evals needs **Python 3.11 or newer**" in README
     pyproject = (REPO_ROOT / "pyproject.toml").read_text("utf-8")
@@ -123,8 +133,9 @@ def test_what_the_tests_need_is_what_the_scripts_use() -> None:
     assert '"container: builds and runs the Docker image (skips where no container can run)"' in pyproject
     kit = (REPO_ROOT / "tests" / "action" / "container-kit.sh").read_text("utf-8")
     assert "podman" in kit
-    # README: pytest on every core; tests sharing a machine resource carry xdist_group marks
+    # CONTRIBUTING.md: pytest on every core, pytest-xdist a test extra
+    contributing = (REPO_ROOT / "CONTRIBUTING.md").read_text("utf-8")
     test_script = (REPO_ROOT / "scripts" / "test").read_text("utf-8")
     assert '-m pytest -n "${MCP_EVALS_TEST_WORKERS:-auto}" --dist loadgroup "$@"' in test_script
-    assert '"pytest-xdist>=' in pyproject and "pytest on every core (`-n auto`)" in README
-    assert "pytest-xdist" in README.split("Test-only extras", 1)[1].split("\n\n", 1)[0]
+    assert '"pytest-xdist>=' in pyproject and "pytest on every core (pytest-xdist, `-n auto`" in contributing
+    assert "pytest-xdist" in contributing.split("Test-only extras", 1)[1].split("\n\n", 1)[0]

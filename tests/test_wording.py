@@ -1,4 +1,5 @@
-"""How counts read: one plural, one number format, and no hand-made `(s)` in any message."""
+"""How counts read: one plural, one number format, and no hand-made `(s)` in any message; and how
+a message names a docs page."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import ast
 import re
 from pathlib import Path
 
-from mcp_evals.wording import noun, number, plural
+from mcp_evals.wording import docs_url, noun, number, plural
 
 SOURCE = Path(__file__).resolve().parents[1] / "src" / "mcp_evals"
 
@@ -36,3 +37,7 @@ def test_no_message_pluralises_by_hand() -> None:
                 if counted and re.match(r" [a-z][a-z ]*\((e?s)\)", str(part.value)):
                     found.append(f"{path.relative_to(SOURCE)}:{node.lineno}: {part.value}")
     assert found == []
+
+
+def test_a_docs_page_is_named_by_its_address_on_github() -> None:
+    assert docs_url("lint.md#x001") == "https://github.com/sbissoli/mcp-evals/blob/main/docs/lint.md#x001"

@@ -117,7 +117,7 @@ def atomic_write(path: Path, *, mode: str = "w", what: str = "the output") -> It
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as error:
-        raise _cannot_write(path, error) from None
+        raise cannot_write(path, error) from None
     try:
         if hasattr(os, "fchmod"):  # mkstemp makes 0600 files, whatever the umask
             os.fchmod(handle, _new_file_mode())
@@ -127,13 +127,25 @@ def atomic_write(path: Path, *, mode: str = "w", what: str = "the output") -> It
         os.replace(temporary, path)
     except OSError as error:
         Path(temporary).unlink(missing_ok=True)
-        raise _cannot_write(path, error) from None
+        raise cannot_write(path, error) from None
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
 
 
-def _cannot_write(path: Path, error: OSError) -> McpEvalsError:
+def append_to(path: Path) -> IO[bytes]:
+    """Open ``path`` to append to (and read), made with its folders if missing, unbuffered: each
+    ``write`` is one system call at the end of the file, so whole lines appended by several writers
+    never interleave. A path that cannot be written is an ``McpEvalsError`` naming it."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path.open("ab+", buffering=0)
+    except OSError as error:
+        raise cannot_write(path, error) from None
+
+
+def cannot_write(path: Path, error: OSError) -> McpEvalsError:
+    """The one message for an output that cannot be written: the path, the reason, what to do."""
     return McpEvalsError(
         f"{path}: cannot write the file ({error.strerror or error})",
         hint="choose another path, or check that its folder is writable",
@@ -174,19 +186,19 @@ def check_writable(path: Path) -> None:
     Creates nothing: the nearest folder that exists must let us create the rest.
     """
     if path.is_dir():
-        raise _cannot_write(path, IsADirectoryError(21, "a folder is in the way"))
+        raise cannot_write(path, IsADirectoryError(21, "a folder is in the way"))
     existing = path.parent
     while not existing.exists() and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
-        raise _cannot_write(path, NotADirectoryError(20, f"{existing} is a file, not a folder"))
+        raise cannot_write(path, NotADirectoryError(20, f"{existing} is a file, not a folder"))
     if existing != path.parent:
         if not os.access(existing, os.W_OK | os.X_OK):
-            raise _cannot_write(path, PermissionError(13, f"cannot create folders in {existing}"))
+            raise cannot_write(path, PermissionError(13, f"cannot create folders in {existing}"))
         return
     try:
         handle, probe = tempfile.mkstemp(dir=existing, prefix=f".{path.name}.", suffix=".probe")
     except OSError as error:
-        raise _cannot_write(path, error) from None
+        raise cannot_write(path, error) from None
     os.close(handle)
     Path(probe).unlink(missing_ok=True)

@@ -36,3 +36,12 @@ def alternatives(words: Sequence[str], conjunction: str = "or") -> str:
     if len(words) < 2:
         return "".join(words)
     return f"{', '.join(words[:-1])} {conjunction} {words[-1]}"
+
+
+DOCS_URL = "https://github.com/sbissoli/mcp-evals/blob/main/docs/"
+
+
+def docs_url(page: str) -> str:
+    """``"contract.md#isolation"`` → that page of the docs on GitHub: how every message, help text and
+    report names a docs page, since a user who installed with pipx has no docs/ folder at hand."""
+    return DOCS_URL + page

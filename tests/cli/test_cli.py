@@ -3,6 +3,8 @@ subprocess, ``python -m mcp_evals``: these are the suite's smoke tests of the pr
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import RunCli
 
 
@@ -64,3 +66,12 @@ def test_help_imports_no_command_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-2:] == ["[]", "[]"]
+
+
+@pytest.mark.parametrize("args", [("--help",), ("validate", "--bogus"), ("evaluate",)])
+def test_the_in_process_cli_shows_what_a_real_process_shows(
+    run_cli: RunCli, run_cli_process: RunCli, args: tuple[str, ...]
+) -> None:
+    """CONTRIBUTING.md: the CLI tests run the command in the test's process, as a process would run it."""
+    here, there = run_cli(*args), run_cli_process(*args)
+    assert (here.returncode, here.stdout, here.stderr) == (there.returncode, there.stdout, there.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conftest import Cli
@@ -61,3 +62,14 @@ def test_every_stub_names_its_tool_exactly() -> None:
     tools = [Tool(name=name, server="s", wire_name=name) for name in names]
     document = yaml.safe_load(stubs_text(tools, "area"))
     assert [fixture["expected_tool"] for fixture in document["fixtures"]] == names
+
+
+def test_a_name_that_reads_back_otherwise_is_refused_by_name() -> None:
+    """The backstop behind the quoting: stubs whose YAML reads back another name are never written."""
+    from mcp_evals.errors import ConfigError
+    from mcp_evals.fixtures.scaffold import _reads_back
+
+    text = "fixtures:\n  - query: ''\n    expected_tool: search\n"
+    _reads_back(text, ["search"])
+    with pytest.raises(ConfigError, match=r"'search\\u2028x' does not survive .* reads back as 'search'"):
+        _reads_back(text, ["search\u2028x"])

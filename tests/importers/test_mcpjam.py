@@ -81,7 +81,8 @@ def test_an_mcpjam_suite_imports_and_validates(
     ]
     assert (
         "changed: test 2 ('What we know'): expects search_nodes, open_nodes; the fixture expects the first "
-        "call, search_nodes (a sequence of calls is a session task: docs/sessions.md)" in lines
+        "call, search_nodes (a sequence of calls is a session task: "
+        "https://github.com/sbissoli/mcp-evals/blob/main/docs/sessions.md)" in lines
     )
     assert "changed: servers.knowledge graph.timeout: 20000 ms there is 20 s here" in lines
     assert any(line.startswith("not mapped: test 3 ('Small talk'): expects no tool call") for line in lines)

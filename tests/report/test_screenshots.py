@@ -30,7 +30,7 @@ SECTION_BYTES = 260_000  # the sections' pictures: one screen of text each
 SHOWN_IN = {
     "report-comment.png": ["README.md", "docs/reports.md"],
     "report-html.png": ["docs/reports.md"],
-    "lint-comment.png": ["docs/lint.md"],
+    "lint-comment.png": ["README.md", "docs/lint.md"],
     "contract-comment.png": ["docs/contract.md"],
     "session-comment.png": ["docs/sessions.md"],
 }

@@ -115,6 +115,26 @@ def test_resume_keeps_a_finished_last_record_that_lacks_its_newline(
     assert path.read_bytes().endswith(b"\n") and path.read_bytes().count(b"\n") == 4  # 2 headers, 2 sessions
 
 
+def test_a_file_of_another_kind_where_the_records_go_is_refused_and_never_appended_to(
+    tmp_path: Path, ops_url: str, cli: Cli, anthropic_fake: FakeAnthropic
+) -> None:
+    """docs/sessions.md: a results file (of `mcp-evals run`) named like today's records file stops the
+    run before any request (exit 3), and stays as it was."""
+    script_all(anthropic_fake)
+    tasks = write_tasks(tmp_path, ops_url, [MISSING_JOB])
+    out = tmp_path / "out"
+    args = ["session", "--tasks", tasks, "--arm", "A", "--fault", "0", "--budget-usd", "5", "--results", out]
+    assert cli(*args).code == 0
+    path = newest_records_file(out)
+    results = (Path(__file__).resolve().parents[1] / "record" / "data" / "results-v1.ndjson").read_bytes()
+    path.write_bytes(results)
+    asked = len(anthropic_fake.model_requests())
+    result = cli(*args)
+    assert result.code == 3 and f"{path}:1: unknown line type 'run'" in result.err, result.err
+    assert "give a file that `mcp-evals session` wrote" in result.err and "Traceback" not in result.err
+    assert path.read_bytes() == results and len(anthropic_fake.model_requests()) == asked
+
+
 def test_the_budget_stops_the_run_before_the_next_request_could_cross_it(
     tmp_path: Path, ops_url: str, anthropic_fake: FakeAnthropic, cli: Cli
 ) -> None:

@@ -15,6 +15,7 @@ from mcp_evals.config.load import load_config
 from mcp_evals.contract.load import DEFAULT_CASES
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, McpEvalsError
 from mcp_evals.github import scrubbed_environment
+from mcp_evals.wording import docs_url
 
 
 def run_contract_mode(step: Step) -> ModeResult:
@@ -27,7 +28,8 @@ def run_contract_mode(step: Step) -> ModeResult:
         return ModeResult(
             "contract",
             EXIT_OK,
-            "## ⏭️ mcp-evals contract: skipped\n\nSkipped: no contract cases (see docs/contract.md).",
+            "## ⏭️ mcp-evals contract: skipped\n\n"
+            f"Skipped: no contract cases (see {docs_url('contract.md')}).",
             "skipped",
         )
     step.out_dir.mkdir(parents=True, exist_ok=True)

@@ -14,11 +14,12 @@ from mcp_evals.action.context import say
 from mcp_evals.action.crash import guarded
 from mcp_evals.action.run import run_action
 from mcp_evals.github import mask_commands
+from mcp_evals.wording import docs_url
 
 
-@click.group(hidden=True)
+@click.group(hidden=True, epilog=f"\b\nDocs: {docs_url('action.md')}")
 def action() -> None:
-    """What the GitHub Action runs (see entrypoint.sh and docs/action.md)."""
+    """What the GitHub Action runs (see entrypoint.sh)."""
 
 
 @action.command()

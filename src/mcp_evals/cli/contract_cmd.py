@@ -22,7 +22,7 @@ from mcp_evals.contract.model import ContractRun
 from mcp_evals.contract.regression import Comparison
 from mcp_evals.contract.reports import FORMATS, Format
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_CHECK_FAILED, EXIT_OK, ConfigError, McpEvalsError
-from mcp_evals.wording import plural
+from mcp_evals.wording import docs_url, plural
 
 _COMPARE_FORMATS = ("console", "json", "md")
 
@@ -97,7 +97,8 @@ def run_and_report(
     if not cases:
         raise ConfigError(
             f"no case files in {setup.cases_dir}",
-            hint="add one (see docs/contract.md), or scaffold one with `mcp-evals serve`'s scaffold_fixture",
+            hint=f"add one (see {docs_url('contract.md')}), "
+            "or scaffold one with `mcp-evals serve`'s scaffold_fixture",
         )
     judge = Judge(setup.judge, os.environ, budget_usd=judge_budget)
     history = history_of(setup, db) if record else None

@@ -11,6 +11,7 @@ import click
 from mcp_evals.cli.options import config_option, read_config, snapshot_option
 from mcp_evals.config.model import DEFAULT_CONFIG_NAME
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, ConfigError
+from mcp_evals.wording import docs_url
 
 if TYPE_CHECKING:
     from mcp_evals.lint.context import ProbeSkip
@@ -19,7 +20,10 @@ if TYPE_CHECKING:
 FORMATS = ("text", "json", "sarif", "md")
 
 
-@click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.command(
+    context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+    epilog=f"\b\nDocs: {docs_url('lint.md')}",
+)
 @config_option
 @snapshot_option("Lint")
 @click.option(
@@ -64,7 +68,7 @@ FORMATS = ("text", "json", "sarif", "md")
     is_flag=True,
     help="--probe, calling the tools annotated destructiveHint: true as well.",
 )
-@click.option("--rules-md", is_flag=True, help="Print the rules table (as in docs/lint.md) and exit.")
+@click.option("--rules-md", is_flag=True, help="Print the rules table (as in the docs) and exit.")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
 def lint(
@@ -90,7 +94,7 @@ def lint(
     mcp-evals lint --url http://127.0.0.1:8000/mcp
     Free and offline (no model). Predicts the tool pairs a model will confuse; with --results, says
     how many of the confusions of that run it predicted. Rules, thresholds and ignores live under
-    `lint:` in the config (docs/lint.md). Exit 0 ok · 1 a finding at or above `lint.fail_on`
+    `lint:` in the config. Exit 0 ok · 1 a finding at or above `lint.fail_on`
     (default error) · 3 bad input.
     """
     from mcp_evals.cli.adhoc import check_server_options

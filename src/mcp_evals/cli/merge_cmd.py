@@ -7,18 +7,10 @@ from pathlib import Path
 import click
 
 from mcp_evals.errors import EXIT_OK
-from mcp_evals.files import atomic_write, refuse_inputs
+from mcp_evals.files import refuse_inputs
 from mcp_evals.record.merge import read_results_files
-from mcp_evals.record.read import Results, write_line
+from mcp_evals.record.read import RESULTS_FILE
 from mcp_evals.wording import plural
-
-
-def write_results(results: Results, path: Path) -> None:
-    """Write a whole results record at once (all or nothing)."""
-    with atomic_write(path) as stream:
-        write_line(stream, results.header)
-        for result in results.results:
-            write_line(stream, result)
 
 
 @click.command()
@@ -35,7 +27,7 @@ def merge(shards: tuple[Path, ...], out: Path) -> int:
     """
     refuse_inputs(out, {f"the shard {path.name}": path for path in shards}, what="--out")
     merged = read_results_files(list(shards))
-    write_results(merged, out)
+    RESULTS_FILE.write(out, merged.header, merged.results)  # all or nothing
     header = merged.header
     planned = len(header.fixtures) * max(1, header.sampling.samples)
     reached = sum(1 for result in merged.results if result.reached)

@@ -9,6 +9,7 @@ import click
 
 from mcp_evals.config.model import Config
 from mcp_evals.fixtures.model import FixtureFile
+from mcp_evals.wording import docs_url
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 Which = Literal["config", "fixtures", "contract", "session"]
@@ -40,7 +41,7 @@ def schema_text(which: Which) -> str:
     return json.dumps(schema_document(which), indent=2, ensure_ascii=False) + "\n"
 
 
-@click.command()
+@click.command(epilog=f"\b\nDocs: {docs_url('fixtures.md#editor-completion')}")
 @click.argument("which", type=click.Choice(["config", "fixtures", "contract", "session"]), default="config")
 def schema(which: Which) -> int:
     """Print the JSON Schema of the config file, a fixture file, a contract case file or a task set.
@@ -48,7 +49,6 @@ def schema(which: Which) -> int:
     \b
     Point your editor at it with a first line such as
       # yaml-language-server: $schema=./schemas/fixtures.schema.json
-    (see docs/fixtures.md).
     """
     click.echo(schema_text(which), nl=False)
     return 0

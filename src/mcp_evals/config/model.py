@@ -36,6 +36,7 @@ from mcp_evals.errors import where
 from mcp_evals.provider_registry import RegisteredProvider
 from mcp_evals.strict import FileModel
 from mcp_evals.strict import StrictModel as StrictModel  # the strict base, re-exported for config sections
+from mcp_evals.wording import docs_url
 
 DEFAULT_CONFIG_NAME = "mcp-evals.yaml"
 VariableKind = Literal["arg", "env", "header"]
@@ -169,7 +170,7 @@ class RunOptions(StrictModel):
             raise ValueError(
                 "`lexical_threshold` (an absolute BM25 score, which small catalogs never reached) was "
                 "replaced by `lexical_strictness`, in distinctive words per doubling of the catalog "
-                "(default 0.25; see docs/running.md): remove `lexical_threshold` or rename it"
+                f"(default 0.25; see {docs_url('running.md')}): remove `lexical_threshold` or rename it"
             )
         return data
 
@@ -191,7 +192,7 @@ class RunOptions(StrictModel):
         0.25,
         ge=0,
         description="The lexical baseline calls its best tool when that tool's BM25 score reaches this "
-        "many distinctive words × log2(number of tools); below, it refuses (docs/running.md).",
+        f"many distinctive words × log2(number of tools); below, it refuses ({docs_url('running.md')}).",
     )
     prices: dict[str, ModelPrice] = Field(
         default_factory=dict, description="Prices for models the bundled table lacks (or to override it)."
@@ -337,7 +338,7 @@ class ClientOptions(StrictModel):
     capabilities: list[ClientCapability] = Field(
         default_factory=lambda: list(ALL_CLIENT_CAPABILITIES),
         description="Client capabilities declared in the handshake, as your agent declares them; "
-        "[] declares none (see docs/catalog.md).",
+        f"[] declares none (see {docs_url('catalog.md')}).",
     )
     roots: list[str] = Field(
         default_factory=list,

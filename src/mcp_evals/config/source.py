@@ -39,6 +39,22 @@ class Document:
 
 def read_text(path: Path) -> str:
     """Read a UTF-8 text file, or explain in one line why it cannot be read."""
+    raw = read_bytes(path)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise InputFileError(
+            f"{where(path, line)}: not valid UTF-8 (byte 0x{raw[error.start]:02x} at offset {error.start})",
+            hint="save the file as UTF-8",
+        ) from None
+
+
+def read_bytes(path: Path) -> bytes:
+    """Read a file a command was given (registered as its input), or explain in one line why not.
+
+    Record files are read as bytes (``record.ndjson``): a killed writer may have cut the last line
+    in the middle of a character, which is a torn line, not a file that is not UTF-8."""
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
@@ -51,11 +67,4 @@ def read_text(path: Path) -> str:
         raise InputFileError(f"{path}: is a folder, not a file") from None
     except OSError as error:
         raise InputFileError(f"{path}: cannot read ({error.strerror})") from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = raw[: error.start].count(b"\n") + 1
-        raise InputFileError(
-            f"{where(path, line)}: not valid UTF-8 (byte 0x{raw[error.start]:02x} at offset {error.start})",
-            hint="save the file as UTF-8",
-        ) from None
+    return raw

@@ -26,6 +26,7 @@ from mcp_evals.config.variables import value_error
 from mcp_evals.contract.chaining import ChainingError, find_references
 from mcp_evals.contract.model import Case, CaseServer, Mode
 from mcp_evals.errors import ConfigError, InputFileError, McpEvalsError, where
+from mcp_evals.wording import docs_url
 
 CASE_SUFFIXES = (".yaml", ".yml", ".json")
 DEFAULT_CASES = "evals/contract"
@@ -155,7 +156,8 @@ def case_files(directory: Path) -> list[Path]:
     if not directory.is_dir():
         raise InputFileError(
             f"{shown(directory)}: {'not a folder' if directory.exists() else 'cases folder not found'}",
-            hint="create it and add case files (see docs/contract.md), or set `contract.cases` in the config",
+            hint=f"create it and add case files (see {docs_url('contract.md')}), "
+            "or set `contract.cases` in the config",
         )
     return sorted(
         path for path in directory.iterdir() if path.is_file() and path.suffix.lower() in CASE_SUFFIXES
@@ -178,7 +180,7 @@ def _checked_case(path: Path, text: str | None = None) -> Case:
     if not isinstance(document.data, dict):
         raise InputFileError(
             f"{display}: a case file holds one case: a mapping with `name` and `steps`",
-            hint="see docs/contract.md, or `mcp-evals schema contract` for every key",
+            hint=f"see {docs_url('contract.md')}, or `mcp-evals schema contract` for every key",
         )
     try:
         case = Case.model_validate(document.data)

@@ -17,7 +17,7 @@ from mcp_evals.config.model import Config
 from mcp_evals.contract.load import server_name
 from mcp_evals.errors import ConfigError, InputFileError
 from mcp_evals.importers.plan import CONFIG_SCHEMA, Imported, Key, dump, relative
-from mcp_evals.wording import plural
+from mcp_evals.wording import docs_url, plural
 
 PEER = "mcpgrade"
 # mcpgrade's rule id → (our rule ids, how it maps, why it differs).
@@ -72,7 +72,7 @@ KEYS = (
         "the grade (weights D .3, S .3, N .15, T .15, C .1)",
         "our grade",
         "changed",
-        "our weights differ (docs/lint.md)",
+        "our weights differ ([lint](lint.md))",
     ),
     Key("other keys of `.mcpgraderc.json`", "—", "refused", "mcpgrade reads no others"),
 )
@@ -187,6 +187,6 @@ def import_mcpgrade(
     )
     imported.summary.append(
         f"{plural(len(rules), 'lint rule')} off, {plural(len(thresholds), 'threshold')} set; the grade is "
-        "ours (docs/lint.md)"
+        f"ours ({docs_url('lint.md')})"
     )
     return imported

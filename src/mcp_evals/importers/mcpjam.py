@@ -29,6 +29,7 @@ from mcp_evals.importers.plan import (
     relative,
     slug,
 )
+from mcp_evals.wording import docs_url
 
 PEER = "MCPJam"
 # Providers MCPJam names that reach an OpenAI-compatible API at a known base URL.
@@ -50,7 +51,7 @@ KEYS = (
         "`expectedToolCalls` (several tools)",
         "`expected_tools: [first]`, the rest in `notes`",
         "changed",
-        "a fixture scores one call; a sequence of calls is a session task (docs/sessions.md)",
+        "a fixture scores one call; a sequence of calls is a session task ([sessions](sessions.md))",
     ),
     Key(
         "`expectedToolCalls: []`",
@@ -206,7 +207,7 @@ def import_mcpjam(tests_path: Path, env_path: Path, out: Path) -> Imported:
             notes += f"; MCPJam also expected, later in its agent loop: {', '.join(expected[1:])}"
             imported.change(
                 f"{at}: expects {', '.join(expected)}; the fixture expects the first call, "
-                f"{expected[0]} (a sequence of calls is a session task: docs/sessions.md)"
+                f"{expected[0]} (a sequence of calls is a session task: {docs_url('sessions.md')})"
             )
         fixture["notes"] = notes
         fixtures.append(fixture)

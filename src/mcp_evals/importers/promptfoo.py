@@ -28,7 +28,7 @@ from mcp_evals.importers.plan import (
     relative,
     slug,
 )
-from mcp_evals.wording import plural
+from mcp_evals.wording import docs_url, plural
 
 PEER = "promptfoo"
 _ENV = re.compile(r"\{\{\s*env\.([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -103,7 +103,7 @@ KEYS = (
         "a chat provider's `config.mcp`",
         "`servers:` only",
         "refused",
-        "their tests judge a model's answer: write select fixtures (docs/fixtures.md)",
+        "their tests judge a model's answer: write select fixtures ([fixtures](fixtures.md))",
     ),
     Key("`transformResponse`, `tools`, `exclude_tools`", "—", "refused", "the output is the tool's own"),
 )
@@ -276,7 +276,7 @@ def import_promptfoo(config_path: Path, out: Path) -> Imported:
             servers += _servers(options["mcp"], f"{where}.config.mcp", taken, base, out, imported)
             imported.refuse(
                 f"{where}: its tests judge a model's answer, not a tool's output; its servers are in the "
-                "config, write select fixtures for them (docs/fixtures.md)"
+                f"config, write select fixtures for them ({docs_url('fixtures.md')})"
             )
     if not servers:
         raise InputFileError(

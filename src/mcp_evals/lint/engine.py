@@ -32,6 +32,7 @@ from mcp_evals.lint.rules.consistency import confusable
 from mcp_evals.providers.pricing import ASSUMED_OUTPUT_TOKENS, Price
 from mcp_evals.providers.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_prefix_tokens, estimate_tokens
 from mcp_evals.servers.model import Conformance
+from mcp_evals.wording import docs_url
 
 DEFAULT_CONFIG_FILE = "mcp-evals.yaml"
 TYPICAL_QUERY_TOKENS = 30  # when there are no fixtures to measure queries by
@@ -63,7 +64,7 @@ def check_options(options: LintOptions, where: Callable[[tuple[str | int, ...]],
         if key not in known:
             raise ConfigError(
                 f"{where(path)}: no lint rule {key!r}",
-                hint="`mcp-evals lint --rules-md` lists the rules (also in docs/lint.md)",
+                hint=f"`mcp-evals lint --rules-md` lists the rules (also in {docs_url('lint.md')})",
             )
 
 

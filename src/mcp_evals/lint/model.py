@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from mcp_evals.wording import docs_url
+
 Severity = Literal["error", "warning", "info"]
 Relation = Literal["same", "kin", "opposed", "other", "unknown"]
 Category = Literal["N", "D", "S", "T", "C", "F", "R", "X", "P"]
@@ -83,7 +85,7 @@ class PairScore(LintModel):
     tools: tuple[str, str]
     score: float = Field(
         description="0–1: factor × (0.35 description + 0.2 name + 0.1 parameters + 0.2 action + 0.15 "
-        "mentions); see docs/lint.md."
+        f"mentions); see {docs_url('lint.md')}."
     )
     description: float = Field(description="TF-IDF cosine of the two descriptions.")
     name: float = Field(

@@ -3,8 +3,9 @@
 Line 1 of a results file is a ``RunHeader`` (everything needed to re-score and re-render without
 the config, the servers or the model: catalog, fixtures, settings). Every later line is a
 ``FixtureResult`` for one (fixture, sample), appended and flushed as it finishes, so a killed run
-loses nothing it finished. A resumed run appends to the same file; for a (fixture, sample) the last
-reached result wins. Reports are rendered from this record alone.
+loses nothing it finished. A resumed run rewrites the file with the answers it keeps, then appends;
+for a (fixture, sample) the last reached result wins. Reports are rendered from this record alone.
+Writing and reading it is ``record.ndjson``'s, the one layer the session records use too.
 """
 
 from __future__ import annotations
@@ -22,7 +23,23 @@ from mcp_evals.strict import StrictModel
 SCHEMA_VERSION = 1
 
 
-class FixtureResult(StrictModel):
+class Record(StrictModel):
+    """A line of a record file (``record.ndjson``): the run's results and the session records.
+
+    Each kind's models fix ``type`` (a literal) and ``schema_version`` (a default) per line; the
+    fields come first on every line, in this order."""
+
+    type: str
+    schema_version: int
+
+
+class RecordHeader(Record):
+    """The first line of a record file (one per run on a file that runs append to)."""
+
+    tool_version: str = Field(description="The mcp-evals that wrote the file.")
+
+
+class FixtureResult(Record):
     """One answer (or the reason there is none) for one fixture and sample."""
 
     type: Literal["result"] = "result"
@@ -57,14 +74,13 @@ class SamplingSettings(StrictModel):
     samples: int = 1
 
 
-class RunHeader(StrictModel):
+class RunHeader(RecordHeader):
     """The first line of a results file: how the run was set up, and its inputs in full."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True)
 
     type: Literal["run"] = "run"
     schema_version: int = SCHEMA_VERSION
-    tool_version: str
     run_id: str
     started_at: str = Field(default_factory=now_iso)
     provider: ProviderName

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from mcp_evals.baseline.compare import BaselineComparison
 from mcp_evals.report.verdict import exit_code, verdict_text
 from mcp_evals.score import Scorecard
+from mcp_evals.wording import docs_url
 
 REPORT_FORMAT: Literal["mcp-evals.report"] = "mcp-evals.report"
 REPORT_SCHEMA_VERSION: Literal[1] = 1
@@ -72,6 +73,6 @@ def report_json_schema() -> dict[str, Any]:
     schema = ReportDocument.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     # No fragment: draft 2020-12 forbids one in $id. The version is `schema_version`'s constant.
-    schema["$id"] = "https://github.com/sbissoli/mcp-evals/blob/main/docs/report.schema.json"
+    schema["$id"] = docs_url("report.schema.json")
     schema["title"] = f"mcp-evals report (schema version {REPORT_SCHEMA_VERSION})"
     return schema

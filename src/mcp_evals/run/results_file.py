@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from mcp_evals.answers import ToolChoiceMode
 from mcp_evals.errors import InputFileError
-from mcp_evals.files import atomic_write, updates
+from mcp_evals.files import updates
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.record.model import FixtureResult, RunHeader
-from mcp_evals.record.read import read_results, write_line
+from mcp_evals.record.ndjson import RecordWriter
+from mcp_evals.record.read import RESULTS_FILE, results_of
 
 DEFAULT_RESULTS = "mcp-evals-results.ndjson"
 
@@ -24,31 +25,27 @@ class ResultsWriter:
         updates(path)  # the run's own file: a resumed run rewrites what it read (files.py)
         self.header = header
         self.kept = list(kept)
-        self._stream: IO[str] | None = None
+        self._file: RecordWriter[RunHeader, FixtureResult] | None = None
 
     def start(self, notes: Iterable[str] = ()) -> None:
-        if self._stream is not None:
+        if self._file is not None:
             return
         extra = [note for note in notes if note not in self.header.notes]
         self.header = self.header.model_copy(update={"notes": [*self.header.notes, *extra]})
         # A fresh run replaces the file; a resumed one is rewritten (atomically) with the new header and
         # the answers it keeps, then appended to.
-        with atomic_write(self.path) as stream:
-            write_line(stream, self.header)
-            for result in self.kept:
-                write_line(stream, result)
-        self._stream = self.path.open("a", encoding="utf-8")
+        self._file = RESULTS_FILE.create(self.path, self.header, self.kept)
 
     def write(self, result: FixtureResult) -> None:
-        if self._stream is None:
+        if self._file is None:
             self.start()
-        assert self._stream is not None
-        write_line(self._stream, result)
+        assert self._file is not None
+        self._file.write(result)
 
     def close(self) -> None:
-        if self._stream is not None:
-            self._stream.close()
-            self._stream = None
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
     def amend(
         self,
@@ -69,15 +66,11 @@ class ResultsWriter:
         update: dict[str, Any] = {"notes": [*kept, *extra]} if extra or kept != self.header.notes else {}
         if tool_choice is not None and tool_choice != self.header.tool_choice:
             update["tool_choice"] = tool_choice
-        if not update or self._stream is None:
+        if not update or self._file is None:
             return
         self.close()
         self.header = self.header.model_copy(update=update)
-        with self.path.open(encoding="utf-8") as source, atomic_write(self.path) as target:
-            source.readline()  # the old header
-            write_line(target, self.header)
-            for line in source:
-                target.write(line)
+        RESULTS_FILE.replace_header(self.path, self.header)
 
 
 def resume_from(
@@ -98,9 +91,10 @@ def resume_from(
     smaller ``--limit``, another shard) are kept too, so resuming never throws paid answers away. A
     file made against another catalog or model is refused rather than mixed.
     """
-    if not path.exists():
+    contents = RESULTS_FILE.earlier(path)
+    if contents is None:
         return [], set()
-    earlier = read_results(path)
+    earlier = results_of(contents)
     header = earlier.header
     if header.catalog_hash != catalog_hash or header.model != model or header.provider != provider:
         what = []

@@ -33,7 +33,7 @@ from mcp_evals.session.loop import Ask, ask_live, run_session
 from mcp_evals.session.model import ARM_NAMES, ArmName, FaultLevel, Task
 from mcp_evals.session.prepare import Prepared
 from mcp_evals.session.record import ArmSetup, SessionHeader, SessionKey, SessionSettings
-from mcp_evals.session.records_file import RecordsWriter, read_records, records_path
+from mcp_evals.session.records_file import RECORDS_FILE, records_path
 from mcp_evals.session.runner import (
     Cell,
     RunOutcome,
@@ -46,7 +46,7 @@ from mcp_evals.session.runner import (
 from mcp_evals.session.server import ToolBoundary
 from mcp_evals.session.transforms import removes_anything, result_paths
 from mcp_evals.suggest import Suggester, did_you_mean
-from mcp_evals.wording import noun, plural
+from mcp_evals.wording import docs_url, noun, plural
 
 Say = Callable[[str], None]
 COUNT_TOKENS_NOTE = (
@@ -90,9 +90,9 @@ def resume_cells(path: Path, header: SessionHeader) -> set[Cell]:
     """The sessions the records file already holds as finished under this run's setup.
 
     A file of another provider or model is refused rather than mixed (exit 3)."""
-    if not path.exists():
+    earlier = RECORDS_FILE.earlier(path)
+    if earlier is None:
         return set()
-    earlier = read_records(path)
     for old in earlier.headers:
         if (old.provider, old.model) != (header.provider, header.model):
             raise InputFileError(
@@ -100,7 +100,7 @@ def resume_cells(path: Path, header: SessionHeader) -> set[Cell]:
                 f"this run uses {header.provider}/{header.model}",
                 hint="give this run its own folder with --results DIR",
             )
-    chosen, _ = current_records([header], earlier.sessions)
+    chosen, _ = current_records([header], earlier.records)
     return {cell for cell, record in chosen.items() if record.status == "finished"}
 
 
@@ -164,7 +164,7 @@ def run_live(
         kept = sum(1 for item in schedule if item.cell in done)
         say(f"resume: {plural(kept, 'finished session')} kept from {path}; {len(schedule) - kept} to run")
     say(isolation_line(prepared))
-    writer = RecordsWriter(path)
+    writer = RECORDS_FILE.append(path)
     writer.write(header)
     budget = (
         Budget(settings.budget_usd, settings.price, settings.max_tokens)
@@ -244,7 +244,7 @@ def shared_writes_ahead(prepared: Prepared, plan: Plan) -> str | None:
         f"the scripts call tools not marked read-only ({', '.join(dict.fromkeys(writers))}) on a server "
         "every session shares (HTTP, no setup/teardown): --dry's calls are real and change its state, and "
         "each arm starts from what the one before it left; give the task set or the config "
-        "`setup:`/`teardown:` (docs/sessions.md#isolation)"
+        f"`setup:`/`teardown:` ({docs_url('sessions.md#isolation')})"
     )
 
 

@@ -17,6 +17,7 @@ from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.contract.model import CaseServer
 from mcp_evals.errors import ConfigError, InputFileError, where
 from mcp_evals.session.model import ArmName, TaskSet
+from mcp_evals.wording import docs_url
 
 
 def load_task_set(path: Path) -> TaskSet:
@@ -25,13 +26,13 @@ def load_task_set(path: Path) -> TaskSet:
     if not path.is_file():
         raise InputFileError(
             f"{display}: {'is a folder, not a file' if path.is_dir() else 'task set not found'}",
-            hint="give the task-set file with --tasks (see docs/sessions.md)",
+            hint=f"give the task-set file with --tasks (see {docs_url('sessions.md')})",
         )
     document = load_document_as(path, display)
     if not isinstance(document.data, dict):
         raise InputFileError(
             f"{display}: a task set is a mapping with `system_prompt` and `tasks`",
-            hint="see docs/sessions.md",
+            hint=f"see {docs_url('sessions.md')}",
         )
     try:
         task_set = TaskSet.model_validate(document.data)

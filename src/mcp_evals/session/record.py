@@ -10,14 +10,14 @@ task, run); a finished one is never run again.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import Field
 
-from mcp_evals.answers import ErrorKind, Usage, content_text
+from mcp_evals.answers import ErrorKind, Usage, content_text, now_iso
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.isolation import IsolationReport
+from mcp_evals.record.model import Record, RecordHeader
 from mcp_evals.session.model import ArmName, FaultKind, TaskSet
 from mcp_evals.strict import StrictModel
 
@@ -28,10 +28,6 @@ End = Literal["answered", "max_steps"]
 DropoutKind = ErrorKind | Literal["mcp_server", "session_timeout", "setup"]
 CallError = Literal["timeout", "protocol", "invalid_arguments"]
 Verdict = Literal["caveated", "uncaveated", "no_unstable_value", "unclear"]
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class SessionKey(StrictModel):
@@ -110,7 +106,7 @@ class JudgeRecord(StrictModel):
     error: str | None = Field(None, description="Why there is no verdict (the judge's request failed).")
 
 
-class SessionRecord(StrictModel):
+class SessionRecord(Record):
     type: Literal["session"] = "session"
     schema_version: int = SESSION_SCHEMA_VERSION
     key: SessionKey
@@ -152,10 +148,9 @@ class SessionSettings(StrictModel):
     task_ids: list[str]
 
 
-class SessionHeader(StrictModel):
+class SessionHeader(RecordHeader):
     type: Literal["header"] = "header"
     schema_version: int = SESSION_SCHEMA_VERSION
-    tool_version: str
     date: str
     git_sha: str
     started_at: str = Field(default_factory=now_iso)

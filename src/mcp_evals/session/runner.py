@@ -22,6 +22,7 @@ from mcp_evals.config.isolation import IsolationReport
 from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.errors import ServerError
 from mcp_evals.providers.failures import ProviderFailure
+from mcp_evals.record.ndjson import RecordWriter
 from mcp_evals.run.asker import Asker
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy, with_retries
@@ -31,8 +32,7 @@ from mcp_evals.session.load import arm_catalog
 from mcp_evals.session.loop import Ask, Count, SessionOutcome, run_session
 from mcp_evals.session.metrics import session_metrics
 from mcp_evals.session.model import ArmName, FaultLevel, Task, TaskSet
-from mcp_evals.session.record import SessionKey, SessionRecord
-from mcp_evals.session.records_file import RecordsWriter
+from mcp_evals.session.record import SessionHeader, SessionKey, SessionRecord
 from mcp_evals.session.server import ToolBoundary
 from mcp_evals.wording import plural
 
@@ -103,7 +103,7 @@ class SessionRun:
     askers: dict[ArmName, Asker]
     ask: dict[ArmName, Ask]
     budget: Budget | None
-    writer: RecordsWriter
+    writer: RecordWriter[SessionHeader, SessionRecord]
     date: str
     git_sha: str
     judge: Asker | None = None

@@ -15,7 +15,7 @@ from mcp_evals.lint.render.markdown import ICONS
 from mcp_evals.lint.render.sarif import sarif_document
 from mcp_evals.report.escape import md_code, md_text, plain
 from mcp_evals.servers.model import Conformance
-from mcp_evals.wording import plural
+from mcp_evals.wording import docs_url, plural
 
 TOP_FINDINGS = 15
 # Security first: what a reader must see before anything else.
@@ -90,8 +90,8 @@ def render_audit_text(report: AuditReport) -> str:
 
 def _row(finding: Finding) -> str:
     return (
-        f"| {ICONS[finding.severity]} | [{finding.rule}](https://github.com/sbissoli/mcp-evals/blob/main/"
-        f"docs/lint.md#{finding.rule.lower()}) | {CATEGORY_NAMES[finding.category]} | "
+        f"| {ICONS[finding.severity]} | [{finding.rule}]({docs_url(f'lint.md#{finding.rule.lower()}')}) | "
+        f"{CATEGORY_NAMES[finding.category]} | "
         f"{md_text(finding.message, 400)} |"
     )
 

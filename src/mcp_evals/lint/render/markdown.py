@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from mcp_evals.lint.model import Finding, LintReport, ObservedPair
 from mcp_evals.report.escape import md_code, md_text
-from mcp_evals.wording import plural
+from mcp_evals.wording import docs_url, plural
 
 DEFAULT_MAX_CHARS = 30_000
 TOP_FINDINGS = 10
@@ -30,8 +30,8 @@ def _row(finding: Finding) -> str:
     where = md_code(finding.location) if finding.location else ""
     ignored = f" *(ignored: {md_text(finding.suppressed, 120)})*" if finding.suppressed else ""
     return (
-        f"| {ICONS[finding.severity]} | [{finding.rule}](https://github.com/sbissoli/mcp-evals/blob/main/"
-        f"docs/lint.md#{finding.rule.lower()}) | {where} | {md_text(finding.message, 400)}{ignored} |"
+        f"| {ICONS[finding.severity]} | [{finding.rule}]({docs_url(f'lint.md#{finding.rule.lower()}')}) | "
+        f"{where} | {md_text(finding.message, 400)}{ignored} |"
     )
 
 

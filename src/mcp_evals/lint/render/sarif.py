@@ -17,9 +17,10 @@ from mcp_evals._version import __version__
 from mcp_evals.lint.model import CATEGORY_NAMES, Finding, LintReport
 from mcp_evals.lint.rules import all_rules
 from mcp_evals.report.escape import plain
+from mcp_evals.wording import docs_url
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
-DOCS_URI = "https://github.com/sbissoli/mcp-evals/blob/main/docs/lint.md"
+DOCS_URI = docs_url("lint.md")
 TOOL_NAME = "mcp-evals lint"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 FINGERPRINT_KEY = "mcpEvalsLint/v1"

@@ -48,6 +48,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -308,7 +309,9 @@ class FakeAnthropic(FakeServer):
             else MIN_CACHEABLE.get(model, DEFAULT_MIN_CACHEABLE)
         )
 
-    def usage(self, body: dict[str, Any], *, write: bool) -> dict[str, int]:
+    def usage(self, body: dict[str, Any], *, write: bool, written: list[str] | None = None) -> dict[str, int]:
+        """The request's token counts; with ``write``, its prefixes enter the cache (or ``written``,
+        for the reply to add when it is sent)."""
         model = str(body.get("model"))
         parts, rest = self.segments(body)
         preamble = TOOL_PREAMBLE if body.get("tools") else 0
@@ -330,16 +333,22 @@ class FakeAnthropic(FakeServer):
             for key, prefix_tokens in prefixes:
                 if key in self.cache:
                     read = max(read, prefix_tokens)
-            if write:
-                for key, prefix_tokens in prefixes:
-                    if prefix_tokens >= self.min_for(model):
-                        self.cache.add(key)
+        if write:
+            keys = [key for key, prefix_tokens in prefixes if prefix_tokens >= self.min_for(model)]
+            if written is None:
+                self.remember(keys)
+            else:
+                written += keys
         usage["cache_read_input_tokens"] = read
         usage["cache_creation_input_tokens"] = last_tokens - read
         usage["input_tokens"] = total - last_tokens
         return usage
 
-    def message(self, body: dict[str, Any]) -> dict[str, Any]:
+    def remember(self, keys: list[str]) -> None:
+        with self.lock:
+            self.cache.update(keys)
+
+    def message(self, body: dict[str, Any], written: list[str] | None = None) -> dict[str, Any]:
         query = ""
         for message in body.get("messages") or []:
             # The user's words: a later user turn that only carries tool results does not replace them.
@@ -397,7 +406,7 @@ class FakeAnthropic(FakeServer):
             else:
                 content.append({"type": "text", "text": item.text})
         calls = any(block["type"] == "tool_use" for block in content)
-        usage = self.usage(body, write=True)
+        usage = self.usage(body, write=True, written=written)
         usage["input_tokens"] += revealed_tokens  # tool_reference blocks are expanded inline
         usage["output_tokens"] = 12 + 8 * len(items) + 10 * (searcher is not None)
         if paused:
@@ -466,7 +475,11 @@ class FakeAnthropic(FakeServer):
         refused = self.check(body, headers)
         if refused is not None:
             return refused
-        return Reply(200, self.message(body), {"request-id": self.request_id("req_")})
+        written: list[str] = []  # cache entries exist once the answer that wrote them is sent
+        message = self.message(body, written)
+        return Reply(
+            200, message, {"request-id": self.request_id("req_")}, on_send=partial(self.remember, written)
+        )
 
     def count_tokens(self, body: Any, headers: dict[str, str]) -> Reply:
         refused = self.check(body, headers, count=True)

@@ -56,11 +56,13 @@ class Recorded:
 
 @dataclass
 class Reply:
-    """A complete HTTP response."""
+    """A complete HTTP response. ``on_send`` runs just before it is sent: what the answer changes in
+    the fake (a prompt cache entry) exists from then on, as with the real APIs."""
 
     status: int
     body: Any = None  # JSON-serializable, or bytes
     headers: dict[str, str] = field(default_factory=dict)
+    on_send: Callable[[], None] | None = field(default=None, repr=False, compare=False)
 
     def payload(self) -> bytes:
         if isinstance(self.body, bytes):
@@ -155,6 +157,7 @@ class FakeServer:
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self._counter = 0
+        self._model_requests = 0
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -216,27 +219,32 @@ class FakeServer:
         raise NotImplementedError
 
     def dispatch(self, handler: _Handler) -> None:
+        arrived = time.monotonic()
         length = int(handler.headers.get("content-length") or 0)
         body = handler.rfile.read(length) if length else b""
         headers = {key.lower(): value for key, value in handler.headers.items()}
         with self.lock:
-            model_number = sum(1 for request in self.requests if self.is_model_request(request))
-            request = Recorded(handler.command, handler.path, headers, body, number=0)
+            request = Recorded(handler.command, handler.path, headers, body, number=0, at=arrived)
             if self.is_model_request(request):
-                request.number = model_number + 1
+                self._model_requests += 1
+                request.number = self._model_requests
             self.requests.append(request)
         action = self._rule_for(request)
-        if self.latency and self.is_model_request(request):
-            time.sleep(self.latency)
+        # The latency runs from the request's arrival and the answer is made meanwhile, so it leaves
+        # after exactly `latency` however long making it took: a benchmark must not time its fake.
+        ready = arrived + (self.latency if self.latency and self.is_model_request(request) else 0.0)
         with contextlib.suppress(BrokenPipeError, ConnectionResetError, OSError):
             if isinstance(action, Drop):
+                _sleep_until(ready)
                 self._drop(handler)
                 return
             if isinstance(action, Slow):
+                _sleep_until(ready)
                 time.sleep(action.seconds)
                 self._send(handler, self.handle(request))
                 return
             if isinstance(action, Truncated):
+                _sleep_until(ready)
                 handler.send_response(200)
                 handler.send_header("content-type", "application/json")
                 handler.send_header("content-length", "4096")
@@ -246,9 +254,11 @@ class FakeServer:
                 self._drop(handler)
                 return
             if isinstance(action, Malformed):
+                _sleep_until(ready)
                 self._send(handler, Reply(200, b'{"id": "x", "content": [ {"type": "tool_use", "name"'))
                 return
             reply = action if isinstance(action, Reply) else self.handle(request)
+            _sleep_until(ready)
             self._send(handler, reply)
 
     def _drop(self, handler: _Handler) -> None:
@@ -262,6 +272,8 @@ class FakeServer:
             return f"{prefix}{self._counter:06d}"
 
     def _send(self, handler: _Handler, reply: Reply) -> None:
+        if reply.on_send is not None:
+            reply.on_send()
         payload = reply.payload()
         handler.send_response(reply.status)
         headers = {"content-type": "application/json", **reply.headers}
@@ -271,6 +283,12 @@ class FakeServer:
         handler.end_headers()
         handler.wfile.write(payload)
         handler.wfile.flush()
+
+
+def _sleep_until(moment: float) -> None:
+    left = moment - time.monotonic()
+    if left > 0:
+        time.sleep(left)
 
 
 @contextlib.contextmanager

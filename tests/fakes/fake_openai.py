@@ -32,6 +32,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -198,9 +199,20 @@ class FakeOpenAI(FakeServer):
             return self.error(
                 400, f"tool_choice 'required' is not supported with {model}", "invalid_request_error"
             )
-        return Reply(200, self.completion(body), {"x-request-id": self.request_id("req_")})
+        written: list[str] = []  # cache entries exist once the answer that wrote them is sent
+        completion = self.completion(body, written)
+        return Reply(
+            200,
+            completion,
+            {"x-request-id": self.request_id("req_")},
+            on_send=partial(self.remember, written),
+        )
 
-    def completion(self, body: dict[str, Any]) -> dict[str, Any]:
+    def remember(self, keys: list[str]) -> None:
+        with self.lock:
+            self.cache.update(keys)
+
+    def completion(self, body: dict[str, Any], written: list[str] | None = None) -> dict[str, Any]:
         messages = body.get("messages") or []
         query = next((str(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
         tools = body.get("tools") or []
@@ -240,11 +252,14 @@ class FakeOpenAI(FakeServer):
         )
         key = hashlib.sha256((str(body.get("model")) + prefix).encode()).hexdigest()
         cached = 0
-        with self.lock:
-            if prefix_tokens >= MIN_CACHEABLE:
+        if prefix_tokens >= MIN_CACHEABLE:
+            with self.lock:
                 if key in self.cache:
                     cached = prefix_tokens // 128 * 128
-                self.cache.add(key)
+            if written is None:
+                self.remember([key])
+            else:
+                written.append(key)
         completion_tokens = 10 + 10 * len(items)
         return {
             "id": self.request_id("chatcmpl-"),

@@ -302,6 +302,21 @@ def test_the_catalog_is_written_to_the_cache_once_and_read_by_every_later_reques
     assert {result.usage.cache_read_tokens for result in reads} == {writes[0].usage.cache_write_tokens}
 
 
+def test_the_warm_up_runs_alone_and_then_the_whole_concurrency_at_once_without_a_ramp_up(
+    tmp_path: Path, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
+) -> None:
+    """docs/running.md, "Where a run's time goes": the schedule is one request, then rounds of C."""
+    latency = 0.3
+    with FakeAnthropic(latency=latency) as fake:
+        run_fixtures(tmp_path, anthropic_for(fake, helpdesk_catalog), helpdesk_fixtures[:12], concurrency=8)
+        arrived = [request.at for request in fake.model_requests()]
+    assert len(arrived) == 12
+    warm_up, first_round, second_round = arrived[0], arrived[1:9], arrived[9:]
+    assert min(first_round) >= warm_up + latency  # nothing beside the warm-up
+    assert max(first_round) < min(first_round) + latency  # all 8 before any of them was answered
+    assert min(second_round) >= min(first_round) + latency  # the 9th waited for a slot
+
+
 def test_below_the_minimum_cacheable_length_nothing_is_cached_and_the_run_says_so(
     tmp_path: Path, helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]
 ) -> None:

@@ -204,7 +204,7 @@ class BatchRun:
         url = data.get("results_url")
         if not isinstance(url, str) or not url:
             return own
-        base = urlsplit(str(self.provider._client.base_url))
+        base = urlsplit(str(self.provider.base_url))
         target = urlsplit(url)
         if target.netloc and target.netloc != base.netloc:
             return own

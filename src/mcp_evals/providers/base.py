@@ -27,13 +27,20 @@ to the headers at send time, so nothing that is logged, recorded or raised carri
 from __future__ import annotations
 
 import dataclasses
+import functools
+import importlib.util
 import json
+import os
+import ssl
+import sys
 import time
+import urllib.request
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -56,6 +63,17 @@ CONNECTIONS_PER_CLIENT = 8
 SERIALIZED_KEPT = 8  # tools lists and system prompts kept serialized (a run has one; compare's arms a few)
 T = TypeVar("T")
 NO_OPTIONS = GenerateOptions()
+
+
+def _skip_absent_sniffio() -> None:
+    """httpcore tries ``import sniffio`` (optional, absent here) several times per request; each failed
+    import searches all of ``sys.path`` (0.05–0.2 ms), a third of the runner's CPU per request. ``None``
+    in ``sys.modules`` makes the same ImportError immediate."""
+    if "sniffio" not in sys.modules and importlib.util.find_spec("sniffio") is None:
+        sys.modules["sniffio"] = None  # type: ignore[assignment]
+
+
+_skip_absent_sniffio()
 
 
 class Secret:
@@ -319,14 +337,61 @@ class Provider(ABC):
         return None
 
 
+def _tls_context(base_url: str) -> ssl.SSLContext:
+    """The TLS context of a pool's clients. Loading the CA bundle takes 50–200 ms, so it is loaded once
+    per process (by httpx's own rule: ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``, else certifi's), and not at
+    all for a plain-HTTP base URL (a local server): every request of a pool goes to its base URL, so
+    none uses TLS; the context still verifies, so it would refuse any certificate rather than trust it."""
+    if urlsplit(base_url).scheme.lower() == "http":
+        return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    return _ca_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+
+
+@functools.lru_cache(maxsize=4)
+def _ca_context(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+    return httpx.create_ssl_context()
+
+
+# What httpx's client sends with every request unless told otherwise (gzip and deflate it always decodes).
+_DEFAULT_HEADERS = {
+    "accept": "*/*",
+    "accept-encoding": "gzip, deflate",
+    "connection": "keep-alive",
+    "user-agent": f"python-httpx/{httpx.__version__}",
+}
+
+
+def _proxied(base_url: httpx.URL) -> bool:
+    """Whether the environment names a proxy for the base URL's scheme (``HTTPS_PROXY``, ``ALL_PROXY``
+    …, as httpx reads them): then requests go through a whole httpx client, which applies it and
+    ``NO_PROXY``."""
+    proxies = urllib.request.getproxies()
+    return base_url.scheme in proxies or "all" in proxies
+
+
+class _ThroughClient(httpx.AsyncBaseTransport):
+    """A pool that sends through a whole httpx client (for a proxy named in the environment)."""
+
+    def __init__(self, client: httpx.AsyncClient) -> None:
+        self.client = client
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self.client.send(request)
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
 class HttpProvider(Provider):
-    """A provider behind an HTTP API: a pool of httpx clients, one send, one status check."""
+    """A provider behind an HTTP API: a few connection pools, one send, one status check."""
 
     def __init__(self, settings: ProviderSettings) -> None:
         super().__init__(settings)
-        self._clients: list[httpx.AsyncClient] = []
+        self._pools: list[httpx.AsyncBaseTransport] = []
         self._in_flight: list[int] = []
+        self._urls: dict[str, httpx.URL] = {}
         self._serialized: dict[tuple[Any, ...], tuple[Any, bytes]] = {}
+        self._timeout = httpx.Timeout(settings.timeout, connect=min(10.0, settings.timeout)).as_dict()
 
     def _remembered(self, key: tuple[Any, ...], make: Callable[[], bytes], owner: Any = None) -> bytes:
         """``make()``, kept under ``key`` (and for ``owner``, compared by identity) among the last few:
@@ -352,35 +417,48 @@ class HttpProvider(Provider):
         built with (None for requests that are no answer's, such as a batch poll): some servers answer
         forced tool use with an error that only means "not supported" when the request forced it."""
 
-    @property
-    def _client(self) -> httpx.AsyncClient:
-        """The first HTTP client (for single calls such as batch polls)."""
-        return self._pool()[0]
+    @functools.cached_property
+    def base_url(self) -> httpx.URL:
+        """The API's base URL, ending in "/" so a request's path is appended to it (as httpx merges)."""
+        url = httpx.URL(self.settings.base_url or self.default_base_url)
+        return url if url.raw_path.endswith(b"/") else url.copy_with(raw_path=url.raw_path + b"/")
 
-    def _pool(self) -> list[httpx.AsyncClient]:
+    def _url(self, path: str) -> httpx.URL:
+        """A request path below the base URL as a whole URL, parsed once per path."""
+        url = self._urls.get(path)
+        if url is None:
+            base = self.base_url
+            url = base.copy_with(raw_path=base.raw_path + httpx.URL(path).raw_path.lstrip(b"/"))
+            if len(self._urls) < 64:  # a run's few paths; a batch's polls each have their own
+                self._urls[path] = url
+        return url
+
+    def _pool(self) -> list[httpx.AsyncBaseTransport]:
         # httpcore's connection pool scans every connection for every queued request, which grows
         # quadratically with concurrency (3x slower at 64 in flight); several small pools do not.
-        if not self._clients:
+        # A request goes to a pool's transport, not through an httpx client: the client's layer (URL
+        # merging, cookies, auth and redirect hooks a provider does not use) was a fifth of a
+        # request's CPU. With a proxy in the environment the client stays, to apply it.
+        if not self._pools:
             total = max(1, self.settings.max_connections)
             count = -(-total // CONNECTIONS_PER_CLIENT)
             size = -(-total // count)
             limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
-            self._clients = [
-                httpx.AsyncClient(
-                    base_url=self.settings.base_url or self.default_base_url,
-                    timeout=httpx.Timeout(self.settings.timeout, connect=min(10.0, self.settings.timeout)),
-                    limits=limits,
-                    follow_redirects=False,
-                )
-                for _ in range(count)
-            ]
+            tls = _tls_context(str(self.base_url))
+            if _proxied(self.base_url):
+                self._pools = [
+                    _ThroughClient(httpx.AsyncClient(limits=limits, verify=tls, follow_redirects=False))
+                    for _ in range(count)
+                ]
+            else:
+                self._pools = [httpx.AsyncHTTPTransport(verify=tls, limits=limits) for _ in range(count)]
             self._in_flight = [0] * count
-        return self._clients
+        return self._pools
 
     async def aclose(self) -> None:
-        clients, self._clients = self._clients, []
-        for client in clients:
-            await client.aclose()
+        pools, self._pools = self._pools, []
+        for pool in pools:
+            await pool.aclose()
 
     def _scrub(self, text: str) -> str:
         key = self.settings.api_key
@@ -388,14 +466,28 @@ class HttpProvider(Provider):
 
     async def _send(self, request: HttpRequest, *, method: str = "POST") -> httpx.Response:
         """Send a prepared request; transport problems become transient ProviderFailures."""
-        headers = {**request.headers, **self._auth_headers()}
-        pool = self._pool()
-        index = min(range(len(pool)), key=self._in_flight.__getitem__)  # the least busy client
-        self._in_flight[index] += 1
+        headers = dict(_DEFAULT_HEADERS)
+        for name, value in (*request.headers.items(), *self._auth_headers().items()):
+            headers[name.lower()] = value
+        index = -1
         try:
-            return await pool[index].request(
-                method, request.path, content=request.body if method != "GET" else None, headers=headers
+            pool = self._pool()  # a base URL httpx cannot parse fails here, as a fatal invalid_request
+            index = min(range(len(pool)), key=self._in_flight.__getitem__)  # the least busy pool
+            self._in_flight[index] += 1
+            outgoing = httpx.Request(
+                method,
+                self._url(request.path),
+                content=request.body if method != "GET" else None,
+                headers=headers,
+                extensions={"timeout": self._timeout},
             )
+            response = await pool[index].handle_async_request(outgoing)
+            response.request = outgoing
+            try:
+                await response.aread()
+            finally:
+                await response.aclose()
+            return response
         except httpx.TimeoutException as error:
             message = f"{type(error).__name__}: no answer within {self.settings.timeout:g}s"
             raise ProviderFailure.transient_failure("timeout", message) from None
@@ -419,7 +511,8 @@ class HttpProvider(Provider):
             text = self._scrub(str(error)) or type(error).__name__
             raise ProviderFailure.transient_failure("connection", f"{type(error).__name__}: {text}") from None
         finally:
-            self._in_flight[index] -= 1
+            if index >= 0:
+                self._in_flight[index] -= 1
 
     async def _answered(
         self, request: HttpRequest, tool_choice: ToolChoice | None, *, method: str = "POST"

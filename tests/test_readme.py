@@ -114,6 +114,7 @@ BENCHMARKS = {
     "bench/lint.py": "docs/lint.md#performance",
     "bench/extract.py": "docs/catalog.md#performance",
     "bench/runner.py": "docs/running.md#performance",
+    "bench/contract_startup.py": "docs/contract.md#start-up-side-by-side-with-mcp-assert",
     "tests/action/test_container.py": "docs/action.md#development",
 }
 

@@ -77,10 +77,17 @@ class ToolCallError(ServerError):
     """
 
     def __init__(
-        self, server: str, message: str, *, timed_out: bool = False, hint: str | None = None
+        self,
+        server: str,
+        message: str,
+        *,
+        timed_out: bool = False,
+        hint: str | None = None,
+        code: int | None = None,
     ) -> None:
         super().__init__(server, message, hint=hint)
         self.timed_out = timed_out
+        self.code = code  # the JSON-RPC error code, when the server answered with an error
 
 
 def _leaves(error: BaseException) -> Iterator[BaseException]:

@@ -64,6 +64,23 @@ def search(pattern: str, text: str, *, seconds: float = DEFAULT_SECONDS, flags: 
         raise
 
 
+def sub(
+    pattern: str, replacement: str, text: str, *, seconds: float = DEFAULT_SECONDS, flags: int = 0
+) -> str:
+    """``text`` with every match of ``pattern`` replaced by ``replacement`` (taken literally), within
+    ``seconds``; the same errors as ``search``."""
+    if _is_simple(pattern, flags):
+        return re.sub(pattern, lambda _: replacement, text, flags=flags)
+    key = (pattern, flags, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+    if _TIMED_OUT.get(key, 0.0) >= seconds:
+        raise PatternTimeout(pattern, seconds)
+    try:
+        return _WORKER.sub(pattern, replacement, text, flags, seconds)
+    except PatternTimeout:
+        _TIMED_OUT[key] = seconds
+        raise
+
+
 # (pattern, flags, text digest) -> the longest limit it was stopped at, in this process
 _TIMED_OUT: dict[tuple[str, int, str], float] = {}
 
@@ -130,9 +147,13 @@ _REPEATS = {
 _WORKER_SOURCE = """
 import json, re, sys
 for line in sys.stdin:
-    pattern, text, flags = json.loads(line)
+    request = json.loads(line)
+    pattern, text, flags = request[:3]
     try:
-        answer = ["found", re.search(pattern, text, flags) is not None]
+        if len(request) > 3:  # a replacement: every match replaced by it (taken literally)
+            answer = ["replaced", re.sub(pattern, lambda _: request[3], text, flags=flags)]
+        else:
+            answer = ["found", re.search(pattern, text, flags) is not None]
     except re.error as error:
         answer = ["error", [str(error), error.pos]]
     sys.stdout.write(json.dumps(answer) + "\\n")
@@ -180,11 +201,18 @@ class _Worker:
                         stream.close()
 
     def search(self, pattern: str, text: str, flags: int, seconds: float) -> bool:
+        return bool(self.ask([pattern, text, flags], seconds))
+
+    def sub(self, pattern: str, replacement: str, text: str, flags: int, seconds: float) -> str:
+        return str(self.ask([pattern, text, flags, replacement], seconds))
+
+    def ask(self, request: list[Any], seconds: float) -> Any:
+        pattern = request[0]
         with self.lock:
             process = self._start()
             assert process.stdin is not None
             try:
-                process.stdin.write(json.dumps([pattern, text, flags]) + "\n")
+                process.stdin.write(json.dumps(request) + "\n")
                 process.stdin.flush()
                 line = self.answers.get(timeout=seconds)
             except queue.Empty:
@@ -200,7 +228,7 @@ class _Worker:
         if kind == "error":
             message, position = value
             raise re.error(message, pattern, position)
-        return bool(value)
+        return value
 
 
 _WORKER = _Worker()

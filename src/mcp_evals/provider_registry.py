@@ -23,7 +23,6 @@ import importlib
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
@@ -33,6 +32,8 @@ from mcp_evals.errors import ConfigError
 from mcp_evals.suggest import did_you_mean, suggest
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     from pydantic.json_schema import JsonSchemaValue
 
     from mcp_evals.providers.base import Provider
@@ -132,6 +133,8 @@ class Registry(Mapping[str, ProviderEntry]):
 
     def _plugins(self) -> dict[str, EntryPoint]:
         if self._points is None:
+            from importlib.metadata import entry_points  # only when a plugin is looked for: a slow import
+
             points: dict[str, EntryPoint] = {}
             for point in sorted(entry_points(group=self._group), key=lambda point: point.name):
                 if _NAME.fullmatch(point.name) and point.name not in self._builtin:

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -241,6 +242,9 @@ def test_contract_mode_runs_the_cases_free_and_a_failing_case_fails_the_step(
     assert step.outputs()["decision"] == "passed"
     assert (helpdesk / "mcp-evals-out" / "contract.md").exists()
     assert (helpdesk / ".mcp-evals" / "history.db").exists()  # what actions/cache keeps
+    junit = ET.parse(helpdesk / "mcp-evals-out" / "contract-junit.xml").getroot()
+    assert len(list(junit.iter("testcase"))) == 12 and junit.get("skipped") == "1"
+    assert "contract: passed; JUnit report: " in result.stdout and "contract-junit.xml" in result.stdout
 
     case = helpdesk / "evals" / "contract" / "agents-online.yaml"
     case.write_text(case.read_text().replace("const: online", "const: offline"))
@@ -249,6 +253,10 @@ def test_contract_mode_runs_the_cases_free_and_a_failing_case_fails_the_step(
     assert failed.returncode == 1
     assert step.outputs()["decision"] == "failed" and step.outputs()["exit-code"] == "1"
     assert "❌" in step.summary_text()
+    junit = ET.parse(helpdesk / "mcp-evals-out" / "contract-junit.xml").getroot()
+    [failure] = [case for case in junit.iter("testcase") if case.find("failure") is not None]
+    assert failure.get("name") == "who is online"
+    assert "schema_match" in (failure.find("failure").get("message") or "")  # type: ignore[union-attr]
 
 
 def test_the_image_doubles_as_the_cli(step: ActionStep) -> None:

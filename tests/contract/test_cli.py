@@ -43,7 +43,16 @@ def test_formats_and_exit_codes(live: Project, capsys: pytest.CaptureFixture[str
     )
 
     document = json.loads(contract(capsys, "--config", config, "--no-history", "--format", "json").out)
-    assert document["summary"] == {"passed": 1, "failed": 1, "skipped": 0, "total": 2, "ok": False}
+    assert document["summary"] == {
+        "passed": 1,
+        "failed": 1,
+        "skipped": 0,
+        "total": 2,
+        "ok": False,
+        "trials": 1,
+        "flaky": [],
+        "pass_k": 0.5,
+    }
     assert document["run"]["schema_version"] == "mcp-evals.contract/1"
     assert {case["name"]: case["status"] for case in document["run"]["cases"]} == {
         "broken": "failed",

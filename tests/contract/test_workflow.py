@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,10 @@ def test_history_goes_through_the_cache_and_a_cold_cache_is_no_failure(project: 
     )
     assert "no earlier run to compare with yet (no history)" in summary
     assert (project.root / ".mcp-evals" / "history.db").exists()
+    upload = by_name["upload the JUnit report"]
+    assert upload["uses"].startswith("actions/upload-artifact@") and upload["if"].startswith("always()")
+    junit = ET.parse(project.root / upload["with"]["path"]).getroot()
+    assert [case.get("name") for case in junit.iter("testcase")] == ["simulated"]
 
     warm, summary = run_step(script, project.root)  # the restored history
     assert warm == {"exit-code": "0"}

@@ -56,6 +56,11 @@ PATH_OPTIONS = {
     ("import mcpjam", "--out"): NEVER_OVERWRITES,
     ("import promptfoo", "--out"): NEVER_OVERWRITES,
     ("contract", "--out"): OUTPUT,
+    ("contract", "--junit"): OUTPUT,
+    ("contract fuzz", "--config"): INPUT,
+    ("contract fuzz", "--out"): OUTPUT,
+    ("import mcp-assert", "--fixture"): INPUT,
+    ("import mcp-assert", "--out"): NEVER_OVERWRITES,
     ("contract", "--db"): OUTPUT,
     ("contract compare", "--config"): INPUT,
     ("contract compare", "--db"): OUTPUT,
@@ -203,6 +208,11 @@ def scenarios(project: Project) -> dict[tuple[str, str], list[tuple[Argv, Path]]
             (lambda out: ["contract", *config, "--format", "json", "--out", out], target)
             for target in (p.case, p.config, p.history)
         ],
+        ("contract", "--junit"): [
+            (lambda out: ["contract", *config, "--junit", out], target)
+            for target in (p.case, p.config, p.history)
+        ],
+        ("contract fuzz", "--out"): [(lambda out: ["contract", "fuzz", *config, "--out", out], p.config)],
         ("contract", "--db"): [
             (lambda out: ["contract", *config, "--db", out], target) for target in (p.config, p.case)
         ],
@@ -342,3 +352,16 @@ def test_init_never_overwrites_the_file_its_config_option_names(project: Project
     result = cli("init", "--config", project.fixtures, "--command", server["command"], *server["args"])
     assert "init never overwrites a file" in result.err
     assert project.fixtures.read_bytes() == before
+
+
+def test_contract_refuses_its_report_and_junit_on_one_file(
+    project: Project, cli: Cli, tmp_path: Path
+) -> None:
+    """`--out` and `--junit` naming one file would leave one report: refused before a case runs."""
+    out = tmp_path / "report.xml"
+    result = cli(
+        "contract", "--config", project.config, "--out", out, "--junit", tmp_path / "." / "report.xml"
+    )
+    assert result.code == 3, result.err
+    assert "--out and --junit name one file" in result.err and "Traceback" not in result.err
+    assert not out.exists()

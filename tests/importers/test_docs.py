@@ -13,15 +13,23 @@ import pytest
 from mcp_evals.cli import main
 from mcp_evals.cli.schema_cmd import schema_document
 from mcp_evals.contract.model import ContractRun
-from mcp_evals.importers import mcpgrade, mcpjam, promptfoo, runner_format, runner_history
+from mcp_evals.importers import mcpassert, mcpgrade, mcpjam, promptfoo, runner_format, runner_history
 from mcp_evals.importers.tables import TABLES
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "migrating.md").read_text("utf-8")
-ALL_KEYS = (runner_format.KEYS, runner_history.KEYS, mcpjam.KEYS, promptfoo.KEYS, mcpgrade.KEYS)
+ALL_KEYS = (
+    runner_format.KEYS,
+    runner_history.KEYS,
+    mcpjam.KEYS,
+    promptfoo.KEYS,
+    mcpgrade.KEYS,
+    mcpassert.KEYS,
+)
 
 COMPAT, JUDGE = "contract.test_compat:", "contract.test_judge:"
 MCPJAM, PROMPTFOO = "importers.test_mcpjam:", "importers.test_promptfoo:"
 MCPGRADE, HISTORY = "importers.test_mcpgrade:", "importers.test_runner_history:"
+ASSERT, PLUGIN = "importers.test_mcpassert:", "contract.test_pytest_plugin:"
 # Each promise of the prose, and the test that keeps it (module:function).
 PROMISES = {
     "all of them or none,\nnever over an existing file": MCPJAM
@@ -61,6 +69,19 @@ PROMISES = {
     + "test_an_mcpgrade_setup_imports_and_lints_with_its_settings",
     "(`--snapshot FILE`, `--stdio CMD` or `--url URL`)": MCPGRADE
     + "test_a_stdio_server_and_the_choice_of_one",
+    "the folder's YAML files and those one level\nbelow) runs as it is": ASSERT
+    + "test_a_suite_runs_as_it_is",
+    "which files it does not run (`not run:`)": ASSERT + "test_a_suite_runs_as_it_is",
+    "one that uses `{{fixture}}`, which needs the import": ASSERT
+    + "test_a_fixture_suite_without_fixture_is_said_and_not_run",
+    "`mcp-evals import mcp-assert DIR` writes the cases into `evals/contract/`": ASSERT
+    + "test_a_suite_imports_as_cases_that_run",
+    'mcp-assert passes\n`contains: ["not found"]` on a tool\'s error text': ASSERT
+    + "test_a_suite_runs_as_it_is",
+    "`json_path` compares a value\nwith its type": ASSERT
+    + "test_result_counts_and_json_paths_map_to_a_schema",
+    "The pytest plugin runs such a folder too": PLUGIN
+    + "test_a_folder_of_mcp_assert_assertions_runs_as_items",
 }
 
 
@@ -129,7 +150,7 @@ def test_the_commands_to_try_parse(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_each_peer_lists_what_maps_what_changes_and_what_is_refused() -> None:
-    for keys in (runner_format.KEYS, mcpjam.KEYS, promptfoo.KEYS, mcpgrade.KEYS):
+    for keys in (runner_format.KEYS, mcpjam.KEYS, promptfoo.KEYS, mcpgrade.KEYS, mcpassert.KEYS):
         assert {key.mapped for key in keys} >= {"same", "changed"}
         assert all(key.why for key in keys if key.mapped != "same")
     assert json.dumps([key.mapped for key in promptfoo.KEYS]).count("refused") >= 2

@@ -4,7 +4,8 @@
 
 legacy: answers `server/discover` with "method not found", then the `initialize` handshake;
 modern: answers `server/discover` at 2026-07-28; asks-version: answers `server/discover` with
--32022 naming only 2025-11-25. It asks the client for `roots/list` and `ping` while listing.
+-32022 naming only 2025-11-25. It asks the client for `roots/list` and `ping` while listing, and
+(legacy) for `ping` during the first tool call; `tools/call` answers by its `how` argument.
 """
 
 from __future__ import annotations
@@ -17,6 +18,27 @@ TOOLS = [
     {"name": "get_time", "description": "Current time.", "inputSchema": {"type": "object"}, "title": None}
 ]
 NOT_FOUND = {"code": -32601, "message": "Method not found"}
+# tools/call answers, by the `how` argument (`silent` never answers, `rpc-error` is a JSON-RPC error).
+CALL_RESULTS: dict[str, dict[str, object]] = {
+    "text": {"content": [{"type": "text", "text": "12:00"}]},
+    "structured": {
+        "content": [{"type": "text", "text": '{"hour": 12}'}],
+        "structuredContent": {"hour": 12},
+        "isError": False,
+    },
+    "tool-error": {"content": [{"type": "text", "text": "no clock"}], "isError": True},
+    "annotated": {
+        "content": [
+            {"type": "text", "text": "12:00", "annotations": {"audience": ["user"]}, "extra": 1},
+            {"type": "resource_link", "uri": "file:///clock", "name": "clock", "title": None},
+        ],
+        "_meta": {"trace": "x"},
+    },
+    "image": {"content": [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]},
+    "malformed": {"content": [{"type": "text"}]},
+    "no-content": {"structuredContent": {"hour": 12}},
+    "list-structured": {"content": [], "structuredContent": [1, 2]},
+}
 asked: set[str] = set()
 
 
@@ -68,5 +90,20 @@ for line in sys.stdin:
         if MODE == "modern":
             page |= {"cacheScope": "private", "resultType": "complete", "ttlMs": 0}
         send({"jsonrpc": "2.0", "id": message_id, "result": page})
+    elif method == "tools/call":
+        if MODE != "modern" and "srv-call" not in asked:  # a server request while a call is open
+            asked.add("srv-call")
+            send({"jsonrpc": "2.0", "id": "srv-call", "method": "ping"})
+        how = (message.get("params") or {}).get("arguments", {}).get("how", "text")
+        if how == "silent":
+            continue  # never answers: the client gives up and says so
+        if how == "rpc-error":
+            error = {"code": -32602, "message": "Invalid params: how"}
+            send({"jsonrpc": "2.0", "id": message_id, "error": error})
+            continue
+        result = CALL_RESULTS[how]
+        if MODE == "modern":
+            result = {**result, "resultType": "complete"}
+        send({"jsonrpc": "2.0", "id": message_id, "result": result})
     else:
         send({"jsonrpc": "2.0", "id": message_id, "error": NOT_FOUND})

@@ -13,10 +13,11 @@ import pytest
 
 from mcp_evals.catalog.model import ServerInfo
 from mcp_evals.config.model import Config
-from mcp_evals.servers.client import list_server_tools, open_session
+from mcp_evals.servers.client import list_server_tools
 from mcp_evals.servers.listing import HANDSHAKE_VERSION, MODERN_VERSION
 from mcp_evals.servers.stdio import list_stdio_tools
 from support.catalog_helpers import HELPDESK_SERVER, PYTHON, node_server, write_config
+from support.sdk_session import sdk_session
 
 CAPTURE = Path(__file__).resolve().parent / "capture_server.py"
 
@@ -27,7 +28,8 @@ def test_its_protocol_versions_are_the_sdks() -> None:
 
 
 async def sdk_info(config: Config) -> ServerInfo:
-    async with open_session(config.servers[0], config) as session:
+    """What an SDK session (the SDK's own stdio opening, no raw handshake first) hears."""
+    async with sdk_session(config.servers[0], config) as session:
         return session.info
 
 

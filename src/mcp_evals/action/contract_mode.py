@@ -19,7 +19,10 @@ from mcp_evals.wording import docs_url
 
 
 def run_contract_mode(step: Step) -> ModeResult:
-    """`mcp-evals contract --format md`: its exit code decides the step (1 when a case failed).
+    """`mcp-evals contract --format md --junit …`: its exit code decides the step (1 when a case failed).
+
+    The JUnit report (`mcp-evals-out/contract-junit.xml`, one testcase per case) is there for a test
+    reporter or `actions/upload-artifact` in a later step of the workflow.
 
     Under `mode: all` a repository without contract cases skips this mode; `mode: contract` without
     them is bad input (the command says where it looked).
@@ -34,8 +37,9 @@ def run_contract_mode(step: Step) -> ModeResult:
         )
     step.out_dir.mkdir(parents=True, exist_ok=True)
     report = step.out_dir / "contract.md"
+    junit = step.out_dir / "contract-junit.xml"  # for a test reporter or upload-artifact
     ran = run_cli(
-        ["contract", "--config", step.config, "--format", "md", "--out", report],
+        ["contract", "--config", step.config, "--format", "md", "--out", report, "--junit", junit],
         env=scrubbed_environment(step.environ),
         cwd=step.workspace,
         group="mcp-evals contract",
@@ -43,7 +47,7 @@ def run_contract_mode(step: Step) -> ModeResult:
     if ran.exit_code in (EXIT_OK, EXIT_CHECK_FAILED) and report.exists():
         markdown = report.read_text("utf-8").strip()
         decision = "passed" if ran.exit_code == EXIT_OK else "failed"
-        say(f"contract: {decision}")
+        say(f"contract: {decision}; JUnit report: {step.relative(junit)}")
         return ModeResult("contract", ran.exit_code, markdown, decision)
     markdown = f"## ⚠️ mcp-evals contract could not run (exit {ran.exit_code})\n\n{code_block(ran.tail)}"
     return ModeResult("contract", ran.exit_code or EXIT_BAD_INPUT, markdown, "error")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,16 +40,9 @@ def cases_setup(
     """The setup to run or check cases with: the config (or none), the cases folder (``--fixtures``,
     else the config's, else ``./evals/contract`` or mcp-eval-runner's ``./evals``), and its semantics:
     ours, or mcp-eval-runner's when asked for or detected (``contract/compat.py``)."""
-    from mcp_evals.contract.compat import decide, default_folder
-    from mcp_evals.contract.load import read_cases
+    from mcp_evals.contract.compat import folder_setup
 
-    setup = load_setup(ctx, config_path)
-    if fixtures is not None:
-        setup = replace(setup, cases_folder=fixtures)
-    fallback = default_folder(setup)
-    if fallback is not None:
-        setup = replace(setup, cases_folder=fallback)
-    return decide(setup, lambda: read_cases(setup).cases, compat, folder_given=setup.cases_folder is not None)
+    return folder_setup(load_setup(ctx, config_path), fixtures, compat)
 
 
 def history_of(setup: ContractSetup, db: Path | None) -> Any:
@@ -71,6 +63,21 @@ def emit(text: str, out: Path | None) -> None:
     click.echo(f"report written to {out}", err=True)
 
 
+def check_outputs(**outputs: Path | None) -> None:
+    """Bad input (exit 3) now, before a server starts: an output over a file the command read, an
+    output that could not be written, or two outputs on one path."""
+    from mcp_evals.files import check_writable, refuse_inputs, same_file
+
+    given = [(f"--{name}", path) for name, path in outputs.items() if path is not None]
+    for what, path in given:
+        refuse_inputs(path, what=what)
+        check_writable(path)
+    for index, (what, path) in enumerate(given):
+        for other, there in given[index + 1 :]:
+            if same_file(path, there):
+                raise ConfigError(f"{what} and {other} name one file, {path}", hint="give each its own path")
+
+
 def run_and_report(
     setup: ContractSetup,
     names: list[str] | None,
@@ -83,10 +90,13 @@ def run_and_report(
     record: bool,
     continue_on_failure: bool | None,
     judge_budget: float | None,
+    trials: int | None = None,
+    update_snapshots: bool = False,
+    junit: Path | None = None,
     keep_sandbox: bool = False,
 ) -> ContractRun:
     """Load, run, compare with history, record, report: one run of the cases."""
-    from mcp_evals.contract.judge import Judge
+    from mcp_evals.contract.judging import judge_for
     from mcp_evals.contract.load import load_cases
     from mcp_evals.contract.reports import render
     from mcp_evals.contract.runner import run_cases
@@ -100,23 +110,21 @@ def run_and_report(
             hint=f"add one (see {docs_url('contract.md')}), "
             "or scaffold one with `mcp-evals serve`'s scaffold_fixture",
         )
-    judge = Judge(setup.judge, os.environ, budget_usd=judge_budget)
+    judge = judge_for(cases, setup.judge, os.environ, budget_usd=judge_budget)
     history = history_of(setup, db) if record else None
     if history is not None:
         history.check()  # before any server starts
-    if out is not None:  # the config, a case file or the history: refused before any server starts
-        from mcp_evals.files import check_writable, refuse_inputs
-
-        refuse_inputs(out, what="--out")
-        check_writable(out)
+    check_outputs(out=out, junit=junit)  # the config, a case file or the history: before any server starts
     if setup.compat is not None:
-        from mcp_evals.contract.compat import NOTICE
+        from mcp_evals.contract.compat import notice
+        from mcp_evals.contract.load import read_cases
 
-        for line in NOTICE:
+        for line in [*notice(setup), *read_cases(setup).notes]:
             click.echo(line, err=True)
     click.echo(
         f"mcp-evals contract: {plural(len(cases), 'case')} · suite {setup.suite} · "
-        f"concurrency {concurrency} · step timeout {timeout_ms} ms",
+        f"concurrency {concurrency} · step timeout {timeout_ms} ms"
+        + (f" · {trials} trials each" if trials is not None and trials > 1 else ""),
         err=True,
     )
 
@@ -129,6 +137,8 @@ def run_and_report(
             concurrency=concurrency,
             selection=names,
             continue_on_failure=continue_on_failure,
+            trials=trials,
+            update_snapshots=update_snapshots,
             keep_sandbox=keep_sandbox,
         )
 
@@ -138,6 +148,13 @@ def run_and_report(
         comparison = history.regression(run)
         history.record(run)
     emit(render(run, report_format, comparison), out)
+    if junit is not None:
+        from mcp_evals.contract.reports import render_junit
+        from mcp_evals.files import atomic_write
+
+        with atomic_write(junit, what="--junit") as stream:
+            stream.write(render_junit(run))
+        click.echo(f"JUnit report written to {junit}", err=True)
     return run
 
 
@@ -154,8 +171,8 @@ _compat_option = click.option(
     type=click.Choice(COMPAT_CHOICES),
     default="auto",
     show_default=True,
-    help="mcp-eval-runner: run the folder as that tool does (no config); auto: when no config is used "
-    "and every case of a --fixtures or ./evals folder is in its format; none: never.",
+    help="mcp-eval-runner, mcp-assert: run the folder as that tool does (no config); auto: when no config "
+    "is used and every file of a --fixtures folder (or ./evals) is in its format; none: never.",
 )
 
 
@@ -199,6 +216,22 @@ def _db_option(function: Any) -> Any:
     type=click.FloatRange(0, min_open=True),
     help="Most the llm_judge may spend in this run (default: contract.judge.budget_usd; none: not asked).",
 )
+@click.option(
+    "--trials",
+    type=click.IntRange(1, 100),
+    help="Run each case N times, each from a fresh server: it passes only when all N pass (pass^k); "
+    "flaky or failing otherwise (default: each case's `trials:`, else 1).",
+)
+@click.option(
+    "--update-snapshots",
+    is_flag=True,
+    help="Store the outputs of `snapshot:` steps anew instead of comparing.",
+)
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write a JUnit XML report here (one testcase per case).",
+)
 @click.option("--keep-sandbox", is_flag=True, help="Keep each case's sandbox folder (the report says where).")
 @click.option("--watch", is_flag=True, help="Re-run the cases a changed case or server file affects.")
 @click.option("--interval", type=click.FloatRange(0.1), default=1.0, help="Seconds between --watch polls.")
@@ -217,6 +250,9 @@ def contract(
     no_history: bool,
     continue_on_failure: bool | None,
     judge_budget_usd: float | None,
+    trials: int | None,
+    update_snapshots: bool,
+    junit: Path | None,
     keep_sandbox: bool,
     watch: bool,
     interval: float,
@@ -231,6 +267,9 @@ def contract(
       mcp-evals contract
       mcp-evals contract --fixtures evals --db-path evals.db
       mcp-evals contract --case "refund flow" --format html --out contract.html
+      mcp-evals contract --trials 5 --junit contract-junit.xml
+      mcp-evals contract --update-snapshots
+      mcp-evals contract fuzz
       mcp-evals contract validate
       mcp-evals contract regression
       mcp-evals contract gate --min-pass-rate 0.95 --lookback 10
@@ -249,6 +288,9 @@ def contract(
         "record": not no_history,
         "continue_on_failure": continue_on_failure,
         "judge_budget": judge_budget_usd,
+        "trials": trials,
+        "update_snapshots": update_snapshots,
+        "junit": junit,
         "keep_sandbox": keep_sandbox,
     }
     from mcp_evals.contract.watch import Watcher
@@ -517,3 +559,83 @@ def history(ctx: click.Context, config_path: Path, db: Path | None, limit: int, 
             f"{run.passed} passed, {run.failed} failed, {run.skipped} skipped{sha}"
         )
     return EXIT_OK
+
+
+@contract.command("fuzz")
+@config_option
+@click.option(
+    "--server", "server_names", multiple=True, metavar="NAME", help="Only this config server (repeatable)."
+)
+@click.option("--tool", "tools", multiple=True, metavar="NAME", help="Only this tool (repeatable).")
+@click.option(
+    "--include-writes",
+    is_flag=True,
+    help="Also call tools that may write (not read-only or idempotent) unless annotated destructive.",
+)
+@click.option("--include-destructive", is_flag=True, help="Call every tool, those annotated destructive too.")
+@click.option(
+    "--timeout",
+    "timeout_ms",
+    type=click.IntRange(1),
+    default=10_000,
+    show_default=True,
+    help="Milliseconds a call may take before it counts as hung.",
+)
+@click.option("--format", "report_format", type=click.Choice(("console", "json")), default="console")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
+@click.pass_context
+def fuzz(
+    ctx: click.Context,
+    config_path: Path,
+    server_names: tuple[str, ...],
+    tools: tuple[str, ...],
+    include_writes: bool,
+    include_destructive: bool,
+    timeout_ms: int,
+    report_format: str,
+    out: Path | None,
+) -> int:
+    """Call each tool with arguments its input schema refuses; expect -32602 or isError, never a crash.
+
+    \b
+    Each required argument left out, each argument of the wrong type or null, a value outside its
+    enum, an undeclared argument where none is allowed, and for a read-only tool a 1 MiB string.
+    By default only tools annotated read-only, and idempotent ones not annotated destructive (with
+    refused arguments only); a tool annotated destructive only with --include-destructive.
+    Examples:
+      mcp-evals contract fuzz
+      mcp-evals contract fuzz --server memory --tool search_nodes --format json
+    Exit codes: 0 no finding · 1 a finding (accepted, another error code, a crash, no answer) · 3 bad input.
+    """
+    from mcp_evals.contract.fuzz import Fuzz, Reach, render_console, render_json
+
+    setup = load_setup(ctx, config_path)
+    if setup.config is None:
+        raise ConfigError(
+            f"{config_path}: not found; fuzz calls the servers of a config",
+            hint="give --config, or run where mcp-evals.yaml is",
+        )
+    config = setup.config
+    config.check_variables()
+    check_outputs(out=out)
+    live = [server for server in config.servers if not server.snapshot]
+    unknown = [name for name in server_names if name not in {server.name for server in config.servers}]
+    if unknown:
+        raise ConfigError(
+            f"no server named {unknown[0]!r} in {config.shown_path}",
+            hint=f"its servers: {', '.join(server.name for server in config.servers) or 'none'}",
+        )
+    chosen = [server for server in live if not server_names or server.name in server_names]
+    if not chosen:
+        raise ConfigError(f"{config.shown_path}: no live server to fuzz (a `snapshot:` server runs no tool)")
+    reach: Reach = "destructive" if include_destructive else "writes" if include_writes else "read-only"
+
+    async def main() -> list[Any]:
+        return [
+            await Fuzz(server, config, reach=reach, timeout=timeout_ms / 1000, only=list(tools)).run()
+            for server in chosen
+        ]
+
+    reports = anyio.run(main)
+    emit(render_json(reports) if report_format == "json" else render_console(reports), out)
+    return EXIT_CHECK_FAILED if any(report.findings for report in reports) else EXIT_OK

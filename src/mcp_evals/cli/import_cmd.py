@@ -34,7 +34,7 @@ def _say(imported: object) -> None:
 
 @click.group("import")
 def import_group() -> None:
-    """Import another tool's evals: mcp-eval-runner's history, MCPJam, promptfoo, mcpgrade.
+    """Import another tool's evals: mcp-eval-runner's history, MCPJam, promptfoo, mcpgrade, mcp-assert.
 
     \b
     Examples:
@@ -42,6 +42,7 @@ def import_group() -> None:
       mcp-evals import mcpjam tests.json environment.json
       mcp-evals import promptfoo promptfooconfig.yaml --out imported
       mcp-evals import mcpgrade .mcpgraderc.json --snapshot tools.json
+      mcp-evals import mcp-assert evals --fixture fixtures
     Exit codes: 0 imported · 3 bad input.
     """
 
@@ -155,4 +156,25 @@ def mcpgrade(
     write(imported, {"the .mcpgraderc.json": rc, "the snapshot": snapshot})
     _say(imported)
     click.echo(f"next: `mcp-evals lint --config {out / 'mcp-evals.yaml'}`")
+    return EXIT_OK
+
+
+@import_group.command("mcp-assert")
+@click.argument("suite", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--fixture",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The folder its `{{fixture}}` stands for (mcp-assert's --fixture).",
+)
+@_out_option
+def mcp_assert(suite: Path, fixture: Path | None, out: Path) -> int:
+    """mcp-assert's assertion files (SUITE, its --suite folder) into contract cases in evals/contract/."""
+    from mcp_evals.contract.mcpassert import assertion_files
+    from mcp_evals.importers.mcpassert import import_mcpassert
+    from mcp_evals.importers.plan import write
+
+    imported = import_mcpassert(suite, out, fixture=fixture)
+    write(imported, {f"the assertion file {path}": path for path in assertion_files(suite)})
+    _say(imported)
+    click.echo(f"next: `mcp-evals contract --fixtures {out / 'evals' / 'contract'}`")
     return EXIT_OK

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_evals import patterns, schema_refs
+from mcp_evals import patterns
 from mcp_evals.contract.model import AssertionResult, Expect, Mode
 
 SNIPPET = 160
@@ -69,7 +69,7 @@ def _skipped(kind: str, message: str) -> AssertionResult:
 
 
 def check(expect: Expect, observed: Observed) -> list[AssertionResult]:
-    """Every assertion ``expect`` gives except ``llm_judge`` (the runner asks the judge)."""
+    """Every assertion ``expect`` gives except ``llm_judge`` and ``snapshot`` (the runner's)."""
     results: list[AssertionResult] = []
     given = expect.given
     if "is_error" in given:
@@ -77,7 +77,7 @@ def check(expect: Expect, observed: Observed) -> list[AssertionResult]:
     elif observed.is_error:
         results.append(_failed("is_error", f"the tool reported an error (isError): {snippet(observed.text)}"))
     for kind in given:
-        if kind in ("is_error", "llm_judge"):
+        if kind in ("is_error", "llm_judge", "snapshot"):  # the runner asks the judge and the snapshots
             continue
         results.append(CHECKS[kind](getattr(expect, kind), observed))
     return results
@@ -137,6 +137,8 @@ def schema_problem(schema: dict[str, Any], data: Any) -> str | None:
 
     A schema that cannot check anything (a ``$ref`` leaving it, which is never fetched) is a problem.
     """
+    from mcp_evals import schema_refs  # only for the steps that check a schema: jsonschema is slow to import
+
     try:
         error = schema_refs.best_error(schema_refs.validator(schema), data)
     except schema_refs.UnusableSchema as unusable:

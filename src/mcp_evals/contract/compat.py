@@ -1,4 +1,5 @@
-"""Running a folder of mcp-eval-runner cases as that tool runs them (``--compat mcp-eval-runner``).
+"""Running a folder of a peer's cases as that tool runs them: mcp-eval-runner's (``--compat
+mcp-eval-runner``) and mcp-assert's (``--compat mcp-assert``, ``contract/mcpassert.py``).
 
 Its case files load here unchanged; what differs is how a folder runs. Without a config, when the
 folder is given with ``--fixtures`` (or is its default ``./evals``) and every case uses only the keys
@@ -21,8 +22,9 @@ from mcp_evals.contract.model import Case, CaseServer, LlmJudge
 from mcp_evals.errors import ConfigError, McpEvalsError
 
 RUNNER = "mcp-eval-runner"
-CompatChoice = Literal["auto", "mcp-eval-runner", "none"]
-COMPAT_CHOICES: tuple[CompatChoice, ...] = ("auto", "mcp-eval-runner", "none")
+ASSERT = "mcp-assert"
+CompatChoice = Literal["auto", "mcp-eval-runner", "mcp-assert", "none"]
+COMPAT_CHOICES: tuple[CompatChoice, ...] = ("auto", "mcp-eval-runner", "mcp-assert", "none")
 
 # Every key of mcp-eval-runner's case format (its fixture.ts and assertions.ts), by place.
 RUNNER_KEYS: dict[str, frozenset[str]] = {
@@ -54,6 +56,21 @@ NOTICE = (
     "expects `is_error: true`; simulation skips tool_called and latency_under (no tool ran); a step "
     "without a judge key or budget (--judge-budget-usd) is skipped, never passed.",
 )
+
+
+# The same for a folder of mcp-assert assertions (``contract/mcpassert.py``).
+ASSERT_NOTICE = (
+    "mcp-assert compatibility: each assertion file is a case (its setup calls, then the asserted call), "
+    "its server started in the current folder with your whole environment. (--compat none: mcp-evals' "
+    "own format)",
+    "kept stricter than mcp-assert: a tool result with isError fails its step (a setup call's too) unless "
+    "the step expects `is_error: true`; json_path compares values with their types.",
+)
+
+
+def notice(setup: ContractSetup) -> tuple[str, ...]:
+    """What a run with a peer's semantics says once, on standard error."""
+    return ASSERT_NOTICE if setup.compat == ASSERT else NOTICE if setup.compat == RUNNER else ()
 
 
 def in_runner_format(case: Case) -> bool:
@@ -94,9 +111,9 @@ def decide(
     Detected only without a config, for a folder given with ``--fixtures`` (or its default
     ``./evals``) whose every case is in its format.
     """
-    if asked == RUNNER and setup.config is not None:
+    if asked in (RUNNER, ASSERT) and setup.config is not None:
         raise ConfigError(
-            f"--compat {RUNNER} runs a folder of cases as mcp-eval-runner does, without a config; "
+            f"--compat {asked} runs a folder of cases as {asked} does, without a config; "
             f"{setup.config.shown_path} is one",
             hint="drop --config (and run where no mcp-evals.yaml is), or drop --compat",
         )
@@ -104,10 +121,31 @@ def decide(
         return setup
     if asked == RUNNER:
         return runner_setup(setup)
+    if asked == ASSERT or (folder_given and assert_folder(setup.cases_dir)):
+        return replace(setup, compat=ASSERT)
     found = cases() if folder_given else []
     if found and all(in_runner_format(case) for case in found):
         return runner_setup(setup)
     return setup
+
+
+def assert_folder(folder: Path) -> bool:
+    """True when every YAML file of the folder (and one level below, as mcp-assert reads it) is an
+    mcp-assert assertion, and there is one."""
+    from mcp_evals.config.documents import load_document
+    from mcp_evals.contract.mcpassert import assertion_files, is_assertion
+
+    files = assertion_files(folder)
+    if not files:
+        return False
+    for path in files:
+        try:
+            data = load_document(path).data
+        except McpEvalsError:
+            return False
+        if not is_assertion(data):
+            return False
+    return True
 
 
 def default_folder(setup: ContractSetup) -> Path | None:
@@ -128,6 +166,21 @@ def _loads(path: Path) -> bool:
     except McpEvalsError:
         return False
     return True
+
+
+def folder_setup(setup: ContractSetup, folder: Path | None, asked: CompatChoice) -> ContractSetup:
+    """The setup to run or check cases with: ``setup`` (the config's, or none) with the cases folder
+    given (``--fixtures``), else the config's, else ``./evals/contract`` or mcp-eval-runner's
+    ``./evals``; and its semantics, ours or a peer's when asked for or detected. The CLI and the
+    pytest plugin both decide here."""
+    from mcp_evals.contract.load import read_cases
+
+    if folder is not None:
+        setup = replace(setup, cases_folder=folder)
+    fallback = default_folder(setup)
+    if fallback is not None:
+        setup = replace(setup, cases_folder=fallback)
+    return decide(setup, lambda: read_cases(setup).cases, asked, folder_given=setup.cases_folder is not None)
 
 
 def runner_setup(setup: ContractSetup) -> ContractSetup:

@@ -298,6 +298,12 @@ class History:
 
     def latest(self, suite: str, *, limit: int, before: str | None = None) -> list[ContractRun]:
         """The latest ``limit`` runs of ``suite`` (recorded before run ``before`` if given), newest first."""
+        return [
+            self._load(record, run_id) for run_id, record in self._rows(suite, limit=limit, before=before)
+        ]
+
+    def _rows(self, suite: str, *, limit: int, before: str | None = None) -> list[tuple[str, str]]:
+        """``latest``'s rows (run id, record) as stored: read now, each record parsed only when used."""
         with self._connect(write=False) as connection:
             if connection is None:
                 return []
@@ -307,15 +313,17 @@ class History:
                 query += " AND rowid < (SELECT rowid FROM runs WHERE run_id = ?)"
                 parameters += (before,)
             rows = connection.execute(query + " ORDER BY rowid DESC LIMIT ?", (*parameters, limit)).fetchall()
-        return [self._load(record, run_id) for run_id, record in rows]
+        return [(str(run_id), str(record)) for run_id, record in rows]
 
     def previous_cases(self, run: ContractRun, *, depth: int = 50) -> dict[str, tuple[str, CaseResult]]:
-        """For each case of ``run``: its latest earlier result (same suite and mode) and that run's id."""
+        """For each case of ``run``: its latest earlier result (same suite and mode) and that run's id.
+
+        Earlier runs are read newest first and only as far back as needed (usually one run).
+        """
         wanted = {case.name: case.mode for case in run.cases}
         found: dict[str, tuple[str, CaseResult]] = {}
-        for earlier in self.latest(
-            run.suite, limit=depth, before=run.run_id if self.has(run.run_id) else None
-        ):
+        rows = self._rows(run.suite, limit=depth, before=run.run_id if self.has(run.run_id) else None)
+        for earlier in (self._load(record, run_id) for run_id, record in rows):
             for case in earlier.cases:
                 if case.name in wanted and case.name not in found and case.mode == wanted[case.name]:
                     found[case.name] = (earlier.run_id, case)
@@ -327,7 +335,7 @@ class History:
         """``run`` against each of its cases' latest earlier result (``run`` may be recorded or not)."""
         comparison = compare_cases(run, self.previous_cases(run))
         before = run.run_id if self.has(run.run_id) else None
-        comparison.earlier_runs = len(self.latest(run.suite, limit=1, before=before))
+        comparison.earlier_runs = len(self._rows(run.suite, limit=1, before=before))
         return comparison
 
     def has(self, run_id: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -229,6 +229,8 @@ class ReadCases:
     problems: list[McpEvalsError]
     # Cases whose own server cannot start as written (a variable unset): loaded, but not startable.
     unstartable: set[str]
+    # What a peer's files said on the way in (mcp-assert: what maps with a change, what does not).
+    notes: list[str] = field(default_factory=list)
 
 
 def read_cases(setup: ContractSetup) -> ReadCases:
@@ -237,12 +239,21 @@ def read_cases(setup: ContractSetup) -> ReadCases:
     cases: list[Case] = []
     problems: list[McpEvalsError] = []
     seen: dict[str, Case] = {}
-    for path in case_files(setup.cases_dir):
+    notes: list[str] = []
+    files = case_files(setup.cases_dir)
+    if setup.compat == "mcp-assert":
+        from mcp_evals.contract.mcpassert import assertion_files
+
+        files = assertion_files(setup.cases_dir)
+    for path in files:
         try:
-            case = load_case(path)
+            loaded = load_case(path) if setup.compat != "mcp-assert" else assertion_case(path, notes)
         except InputFileError as error:
             problems.append(error)
             continue
+        if loaded is None:
+            continue
+        case = loaded
         if case.name in seen:
             first = seen[case.name]
             problems.append(
@@ -261,7 +272,37 @@ def read_cases(setup: ContractSetup) -> ReadCases:
         if found:
             unstartable.add(case.name)
         problems += found
-    return ReadCases(cases, problems, unstartable)
+    return ReadCases(cases, problems, unstartable, notes)
+
+
+def assertion_case(path: Path, notes: list[str]) -> Case | None:
+    """An mcp-assert assertion file as a case (``contract/mcpassert.py``), or None when it is not run
+    (what it says goes to ``notes``); a file that is not valid YAML, or whose case does not hold, is an
+    InputFileError naming it."""
+    import os
+
+    from mcp_evals.contract.mcpassert import convert, is_assertion
+
+    display = shown(path)
+    document = load_document_as(path, display)
+    if not is_assertion(document.data):
+        raise InputFileError(f"{display}: not an mcp-assert assertion (no `assert:` block)")
+    name = str(document.data.get("name") or path.name)
+    converted = convert(document.data, display, name, fixture=None, environ=os.environ)
+    notes += [f"changed: {text}" for text in converted.changed]
+    notes += [f"not mapped: {text}" for text in converted.refused]
+    if converted.case is None:
+        notes.append(f"not run: {display}: {converted.skipped}")
+        return None
+    try:
+        case = Case.model_validate(converted.case)
+    except ValidationError as error:
+        raise InputFileError(
+            f"{display}: {describe_validation_error(error, document, schema='contract')}"
+        ) from None
+    case.located(path.resolve(), display, document.lines)
+    check_references(case)
+    return case
 
 
 def select(cases: list[Case], names: list[str] | None, setup: ContractSetup) -> list[Case]:

@@ -40,6 +40,7 @@ ASSERTION_KINDS = (
     "tool_called",
     "latency_under",
     "llm_judge",
+    "snapshot",
 )
 STEP_ID = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -125,6 +126,40 @@ class LlmJudge(StrictModel):
         return template
 
 
+class SnapshotOptions(StrictModel):
+    """A snapshot whose volatile parts are masked before it is stored or compared."""
+
+    mask_paths: list[str] = Field(
+        default_factory=list,
+        description="JSON paths into the JSON output whose values are masked: `$.id`, `$.items[0].at`, "
+        '`$.items[*].id`, `$..updated_at` (at any depth), `$["a key"]`.',
+    )
+    mask_patterns: list[str] = Field(
+        default_factory=list,
+        description="Regular expressions (Python syntax); every match in the text, or in a string of "
+        "the JSON output, is masked.",
+    )
+
+    @field_validator("mask_paths")
+    @classmethod
+    def _paths(cls, paths: list[str]) -> list[str]:
+        from mcp_evals.contract.paths import parse_path
+
+        for path in paths:
+            parse_path(path)  # a ValueError names what is wrong
+        return paths
+
+    @field_validator("mask_patterns")
+    @classmethod
+    def _patterns(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as error:
+                raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from None
+        return patterns
+
+
 class Expect(StrictModel):
     """The assertions on one step's result; every one given must hold."""
 
@@ -158,6 +193,11 @@ class Expect(StrictModel):
     )
     latency_under: float | None = Field(None, gt=0, description="Milliseconds the call must stay under.")
     llm_judge: LlmJudge | None = None
+    snapshot: Annotated[bool | SnapshotOptions | None, ByShape()] = Field(
+        None,
+        description="true (or the masks to apply): the output must equal its stored snapshot in "
+        "`__snapshots__/` beside the case file; the first run stores it, `--update-snapshots` rewrites it.",
+    )
 
     @field_validator("output_matches")
     @classmethod
@@ -238,6 +278,13 @@ class Case(FileModel):
     continue_on_failure: bool | None = Field(
         None, description="Run later steps after one failed (default: `contract.continue_on_failure`)."
     )
+    trials: int | None = Field(
+        None,
+        ge=1,
+        le=100,
+        description="Run the case this many times, each from a fresh server; it passes only when every "
+        "run passes (pass^k). Default: --trials, else 1.",
+    )
     steps: list[Step] = Field(min_length=1)
     state: list[StateEntry] | None = state_field()
     setup: list[HookEntry] | None = setup_field()
@@ -275,6 +322,7 @@ class AssertionResult(BaseModel):
     kind: str
     status: Status
     message: str = ""
+    detail: str | None = Field(None, description="More than a line can hold: a snapshot's diff.")
 
 
 class StepResult(BaseModel):
@@ -298,6 +346,45 @@ class StepResult(BaseModel):
         return [item for item in self.assertions if item.status == "skipped"]
 
 
+Verdict = Literal["passed", "flaky", "failing", "skipped"]
+
+
+class TrialRun(BaseModel):
+    """One of a case's trials: a whole run of it, from a fresh server."""
+
+    status: Status
+    duration_ms: float = 0.0
+    error: str | None = None
+    steps: list[StepResult] = Field(default_factory=list)
+
+
+class Trials(BaseModel):
+    """A case run several times. It passes only when every judged run passed (pass^k); *flaky* when
+    some passed and some failed, *failing* when none passed. Skipped runs count neither way."""
+
+    runs: list[TrialRun]
+
+    def count(self, status: Status) -> int:
+        return sum(1 for run in self.runs if run.status == status)
+
+    @property
+    def verdict(self) -> Verdict:
+        passed, failed = self.count("passed"), self.count("failed")
+        if passed + failed == 0:
+            return "skipped"
+        if failed == 0:
+            return "passed"
+        return "failing" if passed == 0 else "flaky"
+
+    @property
+    def shown(self) -> str:
+        """``2/3 trials passed`` (skipped runs said apart)."""
+        judged = self.count("passed") + self.count("failed")
+        skipped = self.count("skipped")
+        text = f"{self.count('passed')}/{judged} trials passed"
+        return text + (f", {skipped} skipped" if skipped else "")
+
+
 class CaseResult(BaseModel):
     name: str
     file: str = ""
@@ -310,10 +397,22 @@ class CaseResult(BaseModel):
     isolation: IsolationReport | None = Field(
         None, description="How the case was kept apart from the others (live cases)."
     )
+    trials: Trials | None = Field(
+        None,
+        description="When the case ran more than once: every run. `status`, `error` and `steps` are then "
+        "the first failing run's (else the first run's), `duration_ms` all runs'.",
+    )
 
     @property
     def failing_steps(self) -> list[StepResult]:
         return [step for step in self.steps if step.status == "failed"]
+
+    @property
+    def verdict(self) -> Verdict:
+        """passed, flaky, failing (a case that failed) or skipped."""
+        if self.trials is not None:
+            return self.trials.verdict
+        return "failing" if self.status == "failed" else self.status
 
 
 class JudgeSpend(BaseModel):
@@ -353,3 +452,18 @@ class ContractRun(BaseModel):
     @property
     def ok(self) -> bool:
         return self.failed == 0
+
+    @property
+    def trials(self) -> int:
+        """The most runs a case had (1 when none ran more than once)."""
+        return max((len(case.trials.runs) for case in self.cases if case.trials is not None), default=1)
+
+    @property
+    def flaky(self) -> list[str]:
+        return [case.name for case in self.cases if case.verdict == "flaky"]
+
+    @property
+    def pass_k(self) -> float | None:
+        """The share of judged cases that passed every one of their runs (None: none judged)."""
+        judged = self.passed + self.failed
+        return self.passed / judged if judged else None

@@ -48,14 +48,17 @@ class Comparison(BaseModel):
 
 def failing_lines(case: CaseResult, limit: int = 5) -> list[str]:
     """``step: assertion — why`` for what fails in a case (or the case's own error)."""
+    lines: list[str] = []
+    if case.trials is not None and case.verdict in ("flaky", "failing"):
+        lines.append(f"{case.verdict}: {case.trials.shown}; the first failing trial:")
     teardown = [
         f"teardown failed: {error.splitlines()[0]}"
         for error in (case.isolation.teardown_errors if case.isolation is not None else [])
     ]
     if case.error:
         first, *rest = case.error.splitlines()
-        return [first, *(line.strip() for line in rest if line.strip().startswith("hint:")), *teardown]
-    lines: list[str] = []
+        hints = (line.strip() for line in rest if line.strip().startswith("hint:"))
+        return [*lines, first, *hints, *teardown]
     for step in case.failing_steps:
         if step.error:
             lines.append(f"{step.id}: {step.error.splitlines()[0]}")

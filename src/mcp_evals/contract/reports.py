@@ -9,28 +9,58 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Any, Literal
-
-import jinja2
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcp_evals.contract.model import CaseResult, ContractRun
 from mcp_evals.contract.regression import CaseChange, Comparison, failing_lines
-from mcp_evals.report.escape import html_text, md_code, md_text, plain
+from mcp_evals.report.escape import clean, html_text, md_code, md_text, plain, truncate, xml_text
 from mcp_evals.wording import plural
 
-Format = Literal["console", "json", "html", "md"]
-FORMATS: tuple[Format, ...] = ("console", "json", "html", "md")
+Format = Literal["console", "json", "html", "md", "junit"]
+FORMATS: tuple[Format, ...] = ("console", "json", "html", "md", "junit")
 MARKER = "<!-- mcp-evals:contract -->"
-_WORD = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP"}
+if TYPE_CHECKING:
+    import jinja2
+
+_WORD = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP", "flaky": "FLAKY", "failing": "FAIL"}
+_DETAIL_LINES = 40
 _ICON = {"passed": "✅", "failed": "❌", "skipped": "⏭️"}
 
 
 def headline(run: ContractRun) -> str:
     total = len(run.cases)
     parts = [f"{run.passed} passed", f"{run.failed} failed"]
+    if run.flaky:
+        parts[-1] += f" ({len(run.flaky)} flaky)"
     if run.skipped:
         parts.append(f"{run.skipped} skipped")
-    return f"{', '.join(parts)} of {plural(total, 'case')}"
+    text = f"{', '.join(parts)} of {plural(total, 'case')}"
+    if run.trials > 1 and run.pass_k is not None:
+        text += f" · pass^{run.trials} {run.pass_k:.0%}"
+    return text
+
+
+def case_word(case: CaseResult) -> str:
+    """PASS, FAIL, SKIP, or FLAKY for a case some of whose trials passed and some failed."""
+    return _WORD[case.verdict if case.verdict == "flaky" else case.status]
+
+
+def _indented(line: str) -> str:
+    """One line of a diff for a terminal: its spaces kept, no control characters, cut at 300."""
+    return truncate(clean(line).replace("\n", " "), 300)
+
+
+def _details(case: CaseResult) -> list[str]:
+    """The multi-line details of what failed (a snapshot's diff), at most 40 lines per assertion."""
+    lines: list[str] = []
+    for step in case.failing_steps:
+        for item in step.failed_assertions:
+            if item.detail:
+                body = item.detail.splitlines()
+                more = len(body) - _DETAIL_LINES
+                lines += [f"{step.id}: {item.kind}:"] + [f"  {line}" for line in body[:_DETAIL_LINES]]
+                lines += [f"  … {more} more lines"] if more > 0 else []
+    return lines
 
 
 def _duration(milliseconds: float | None) -> str:
@@ -71,11 +101,13 @@ def render_console(run: ContractRun, comparison: Comparison | None = None) -> st
     for case in run.cases:
         steps = f"{plural(len(case.steps), 'step')}"
         took = _duration(case.duration_ms)
-        lines.append(f"{_WORD[case.status]}  {plain(case.name, 100)}  ({case.mode}, {steps}, {took})")
+        trials = f", {case.trials.shown}" if case.trials is not None else ""
+        lines.append(f"{case_word(case)}  {plain(case.name, 100)}  ({case.mode}, {steps}, {took}{trials})")
         if case.error:  # all of it: the stderr tail and the hint say why the server did not start
             lines += [f"      {plain(line, 600)}" for line in case.error.splitlines()]
         for line in failing_lines(case, limit=20) if not case.error else []:
             lines.append(f"      {plain(line, 300)}")
+        lines += [f"      {_indented(line)}" for line in _details(case)]
         if case.error and case.isolation is not None:
             errors = case.isolation.teardown_errors
             lines += [f"      teardown failed: {plain(error, 600)}" for error in errors]
@@ -123,6 +155,9 @@ def render_json(run: ContractRun, comparison: Comparison | None = None) -> str:
             "skipped": run.skipped,
             "total": len(run.cases),
             "ok": run.ok,
+            "trials": run.trials,
+            "flaky": run.flaky,
+            "pass_k": run.pass_k,
         },
         "comparison": comparison.model_dump(mode="json") if comparison is not None else None,
     }
@@ -151,8 +186,11 @@ def render_contract_markdown(
     ]
     for case in run.cases[:max_cases]:
         ran = sum(1 for step in case.steps if step.status != "not_run")
+        result = f"{_ICON[case.status]} {case.status}"
+        if case.trials is not None:
+            result += f" ({'flaky, ' if case.verdict == 'flaky' else ''}{case.trials.shown})"
         lines.append(
-            f"| {md_text(case.name, 100)} | {case.mode} | {_ICON[case.status]} {case.status} | "
+            f"| {md_text(case.name, 100)} | {case.mode} | {result} | "
             f"{ran}/{len(case.steps)} | {_duration(case.duration_ms)} |"
         )
     if len(run.cases) > max_cases:
@@ -207,6 +245,8 @@ def markdown_comparison(comparison: Comparison) -> list[str]:
 
 @cache
 def _environment() -> jinja2.Environment:
+    import jinja2  # only for HTML: the console report of a small suite starts sooner without it
+
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("mcp_evals", "templates"),
         autoescape=True,
@@ -219,6 +259,7 @@ def _environment() -> jinja2.Environment:
         duration=_duration,
         failing_lines=failing_lines,
         headline=headline,
+        case_word=case_word,
         isolation_lines=isolation_lines,
         json_text=_json_text,
         output_text=_output_text,
@@ -251,7 +292,111 @@ def render_html(run: ContractRun, comparison: Comparison | None = None) -> str:
     return template.render(run=run, comparison_lines=lines)
 
 
+def skipped_reasons(case: CaseResult) -> list[str]:
+    """Why a skipped case was not judged: each skipped assertion, ``step: kind — why``."""
+    return _skips(case)
+
+
+def failure_text(case: CaseResult) -> str:
+    """What failed in a case, as plain lines (a pytest failure, a JUnit failure's body)."""
+    head = f"{case_word(case)} {case.name} ({case.mode}" + (f", {case.trials.shown})" if case.trials else ")")
+    lines = [head, *failing_lines(case, limit=50)]
+    if case.error:
+        lines += case.error.splitlines()[1:]
+    return "\n".join(lines + _details(case))
+
+
+def render_junit(run: ContractRun) -> str:
+    """JUnit XML: one testcase per case (classname the suite, or the case file), its steps as
+    ``system-out``, a ``<failure>`` with what failed (the failing assertions' messages, a flaky
+    case's trials), a skipped case ``<skipped>`` with why."""
+    import xml.etree.ElementTree as ET
+
+    suites = ET.Element(
+        "testsuites",
+        {
+            "name": "mcp-evals contract",
+            "tests": str(len(run.cases)),
+            "failures": str(run.failed),
+            "skipped": str(run.skipped),
+            "time": f"{sum(case.duration_ms for case in run.cases) / 1000:.3f}",
+        },
+    )
+    suite = ET.SubElement(
+        suites,
+        "testsuite",
+        {
+            "name": xml_text(run.suite, 200),
+            "tests": str(len(run.cases)),
+            "failures": str(run.failed),
+            "errors": "0",
+            "skipped": str(run.skipped),
+            "time": f"{sum(case.duration_ms for case in run.cases) / 1000:.3f}",
+            "timestamp": run.started_at,
+        },
+    )
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (("run_id", run.run_id), ("git_sha", run.git_sha), ("trials", str(run.trials))):
+        if value:
+            ET.SubElement(properties, "property", {"name": name, "value": xml_text(value, 200)})
+    for case in run.cases:
+        testcase = ET.SubElement(
+            suite,
+            "testcase",
+            {
+                "name": xml_text(case.name, 300),
+                "classname": xml_text(case.file or run.suite, 300),
+                "time": f"{case.duration_ms / 1000:.3f}",
+            },
+        )
+        lines = failing_lines(case, limit=50)
+        if case.status == "failed":
+            verdict = f"{case.verdict} ({case.trials.shown}): " if case.trials is not None else ""
+            failure = ET.SubElement(
+                testcase,
+                "failure",
+                {
+                    "message": xml_text(verdict + (lines[0] if lines else "failed"), 1000),
+                    "type": case.verdict,
+                },
+            )
+            failure.text = xml_text("\n".join(lines + _details(case)), 20_000)
+        elif case.status == "skipped":
+            why = [line.removeprefix("skipped ") for line in _skips(case)] or ["not judged"]
+            ET.SubElement(testcase, "skipped", {"message": xml_text("; ".join(why), 1000)})
+        out = ET.SubElement(testcase, "system-out")
+        out.text = xml_text("\n".join(_steps_text(case)), 50_000)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"
+
+
+def _steps_text(case: CaseResult) -> list[str]:
+    """A case's steps as plain text lines: the system-out of its JUnit testcase."""
+    lines = [f"{case.mode}" + (f" against {case.server}" if case.server else "")]
+    if case.trials is not None:
+        lines.append(
+            f"trials: {case.trials.shown} ({case.verdict}); the steps below are "
+            + ("the first failing trial's" if case.status == "failed" else "the first trial's")
+        )
+    if case.error:
+        lines.append(case.error)
+    for step in case.steps:
+        latency = f", {_duration(step.latency_ms)}" if step.latency_ms is not None else ""
+        lines.append(f"step {step.id} · {step.tool} · {step.status}{latency}")
+        if step.error:
+            lines.append(f"  error: {step.error}")
+        for item in step.assertions:
+            lines.append(f"  {item.status} {item.kind}: {item.message}")
+        if step.input is not None:
+            lines.append(f"  input: {json.dumps(step.input, ensure_ascii=False)[:2000]}")
+        if step.status != "not_run":
+            lines.append(f"  output: {step.output[:2000]}")
+    return lines
+
+
 def render(run: ContractRun, report_format: Format, comparison: Comparison | None = None) -> str:
+    if report_format == "junit":
+        return render_junit(run)
     if report_format == "json":
         return render_json(run, comparison)
     if report_format == "html":

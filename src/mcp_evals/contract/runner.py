@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
@@ -23,7 +23,6 @@ from mcp_evals.config.isolation import IsolationReport
 from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.contract.assertions import Observed, check
 from mcp_evals.contract.chaining import ChainingError, Output, resolve
-from mcp_evals.contract.judge import Judge
 from mcp_evals.contract.load import ContractSetup, Target, target_of
 from mcp_evals.contract.model import (
     AssertionResult,
@@ -36,8 +35,13 @@ from mcp_evals.contract.model import (
     StepStatus,
 )
 from mcp_evals.contract.placeholders import left_to_fill, placeholders, shown_location
+from mcp_evals.contract.snapshots import Snapshots, options_of
+from mcp_evals.contract.trials import fold
 from mcp_evals.errors import McpEvalsError, ServerError, ToolCallError
 from mcp_evals.servers.sandbox import Isolation
+
+if TYPE_CHECKING:
+    from mcp_evals.contract.judging import JudgeLike as Judge  # the model judge, or Unasked
 
 OUTPUT_LIMIT = 4000
 CaseDone = Callable[[CaseResult], Awaitable[None] | None]
@@ -110,8 +114,10 @@ class _Steps:
         timeout: float,
         keep_going: bool,
         listing: dict[str, dict[str, Any]] | None,
+        snapshots: Snapshots | None = None,
     ) -> None:
         self.case = case
+        self.snapshots = snapshots
         self.judge = judge
         self.timeout = timeout
         self.keep_going = keep_going
@@ -215,6 +221,10 @@ class _Steps:
                 value = step.expected_output
                 expected = value if isinstance(value, str) else json.dumps(value) if value is not None else ""
             assertions.append(await self.judge.score(judge, observed.text, expected))
+        if options_of(step) is not None:  # its masks are user patterns too: in a thread
+            assertions.append(
+                await anyio.to_thread.run_sync(self.snapshot, step, observed, abandon_on_cancel=True)
+            )
         self.outputs[step.id] = Output(observed.text, observed.structured)
         self.results.append(
             StepResult(
@@ -229,6 +239,14 @@ class _Steps:
                 assertions=assertions,
             )
         )
+
+    def snapshot(self, step: Step, observed: Observed) -> AssertionResult:
+        if observed.mode == "simulation":
+            return AssertionResult(
+                kind="snapshot", status="skipped", message="simulation mode runs no tool: nothing to compare"
+            )
+        snapshots = self.snapshots if self.snapshots is not None else Snapshots()
+        return snapshots.check(self.case, step, observed.text, observed.structured, observed.is_error)
 
 
 def _output_schema(listed: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -267,6 +285,7 @@ async def run_case(
     *,
     timeout_ms: int,
     continue_on_failure: bool | None = None,
+    snapshots: Snapshots | None = None,
     keep_sandbox: bool = False,
 ) -> CaseResult:
     """Run one case in its own sandbox: set up, start (or reach) its server, run its steps in order,
@@ -285,13 +304,22 @@ async def run_case(
     steps_run: _Steps
     if target.mode == "simulation":
         listing = snapshot_listing(target.server, setup.config) if target.server is not None else None
-        steps_run = _Steps(case, judge, timeout=timeout_ms / 1000, keep_going=keep_going, listing=listing)
+        steps_run = _Steps(
+            case,
+            judge,
+            timeout=timeout_ms / 1000,
+            keep_going=keep_going,
+            listing=listing,
+            snapshots=snapshots,
+        )
         await steps_run.run(None)
     else:
         assert target.server is not None
         from mcp_evals.servers.isolated import IsolatedRun, SetupFailed
 
-        steps_run = _Steps(case, judge, timeout=timeout_ms / 1000, keep_going=keep_going, listing=None)
+        steps_run = _Steps(
+            case, judge, timeout=timeout_ms / 1000, keep_going=keep_going, listing=None, snapshots=snapshots
+        )
         isolation_of_case = case_isolation(case, setup, keep=keep_sandbox)
         isolated = IsolatedRun(target.server, session_config(setup, target.server), isolation_of_case)
         try:
@@ -346,31 +374,47 @@ async def run_cases(
     continue_on_failure: bool | None = None,
     on_case_done: CaseDone | None = None,
     environ: Mapping[str, str] | None = None,
+    trials: int | None = None,
+    update_snapshots: bool = False,
     keep_sandbox: bool = False,
 ) -> ContractRun:
-    """Run the cases (up to ``concurrency`` at a time) into one ``ContractRun``, in case order."""
+    """Run the cases (up to ``concurrency`` at a time) into one ``ContractRun``, in case order.
+
+    Each case runs ``trials`` times (else its own ``trials:``, else once), each trial from a fresh
+    server; its snapshots are read before anything runs and written once the run is over.
+    """
+    snapshots = Snapshots(update=update_snapshots, environ=environ)
+    snapshots.preload(cases)
     started = datetime.now(UTC)
     run = ContractRun(
         run_id=new_run_id(started),
         suite=setup.suite,
         started_at=started.isoformat(timespec="seconds"),
-        git_sha=git_sha(setup.base_dir, environ),
         selection=selection,
     )
+
+    async def commit() -> None:  # `git rev-parse` beside the first case, not before it
+        run.git_sha = await anyio.to_thread.run_sync(git_sha, setup.base_dir, environ)
+
     results: list[CaseResult | None] = [None] * len(cases)
     limiter = anyio.CapacityLimiter(max(1, concurrency))
 
     async def one(index: int, case: Case) -> None:
-        async with limiter:
-            result = await run_case(
-                case,
-                setup,
-                judge,
-                timeout_ms=timeout_ms,
-                continue_on_failure=continue_on_failure,
-                keep_sandbox=keep_sandbox,
-            )
-        results[index] = result
+        runs = []
+        for _ in range(trials if trials is not None else case.trials or 1):
+            async with limiter:  # each trial from a fresh server, in a sandbox of its own
+                runs.append(
+                    await run_case(
+                        case,
+                        setup,
+                        judge,
+                        timeout_ms=timeout_ms,
+                        continue_on_failure=continue_on_failure,
+                        snapshots=snapshots,
+                        keep_sandbox=keep_sandbox,
+                    )
+                )
+        result = results[index] = fold(runs)
         if on_case_done is not None:
             done = on_case_done(result)
             if done is not None:
@@ -378,6 +422,7 @@ async def run_cases(
 
     try:
         async with anyio.create_task_group() as group:
+            group.start_soon(commit)
             for index, case in enumerate(cases):
                 group.start_soon(one, index, case)
     finally:
@@ -385,4 +430,5 @@ async def run_cases(
     run.cases = [result for result in results if result is not None]
     run.finished_at = datetime.now(UTC).isoformat(timespec="seconds")
     run.judge = judge.spend
+    snapshots.save()
     return run

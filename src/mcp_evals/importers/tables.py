@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mcp_evals.importers import mcpgrade, mcpjam, promptfoo, runner_format, runner_history
+from mcp_evals.importers import mcpassert, mcpgrade, mcpjam, promptfoo, runner_format, runner_history
 from mcp_evals.importers.plan import Key
 
 _MAPPED = {"same": "one-to-one", "changed": "changed", "refused": "refused"}
@@ -37,4 +37,5 @@ TABLES = {
     "promptfoo": lambda: keys_markdown(promptfoo.KEYS),
     "mcpgrade": lambda: keys_markdown(mcpgrade.KEYS),
     "mcpgrade-rules": rules_markdown,
+    "mcp-assert": lambda: keys_markdown(mcpassert.KEYS),
 }

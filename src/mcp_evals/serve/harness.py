@@ -20,7 +20,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError
 
 from mcp_evals.contract.history import History
-from mcp_evals.contract.judge import Judge
+from mcp_evals.contract.judging import judge_for
 from mcp_evals.contract.load import (
     ContractSetup,
     case_files,
@@ -196,7 +196,7 @@ class Harness:
         cases = load_cases(self.setup, names)
         if not cases:
             raise HarnessError(f"no case files in {self.setup.cases_dir}")
-        judge = Judge(self.judge_options, self.environ)
+        judge = judge_for(cases, self.judge_options, self.environ)
         run = await run_cases(
             cases,
             self.setup,

@@ -20,6 +20,7 @@ from mcp_evals.config.model import Config, ServerConfig
 from mcp_evals.errors import ConfigError
 from mcp_evals.servers.http import _HttpOpening, redact_url
 from mcp_evals.servers.model import CLIENT_NAME, ToolResult
+from mcp_evals.servers.raw import RawStdioOpening
 from mcp_evals.servers.sandbox import apply_sandbox, refers_to_sandbox, throwaway_sandbox
 from mcp_evals.servers.session import ServerSession, _leaves, _Opening
 from mcp_evals.servers.stdio import _StdioOpening, list_stdio_tools, server_environment
@@ -63,7 +64,24 @@ async def open_session(
             f"server {server.name!r} is a saved snapshot; calling tools needs a live server",
             hint="give it `command:` (stdio) or `url:` (HTTP)",
         )
-    opening: _Opening = _StdioOpening(server, config) if server.command else _HttpOpening(server, config)
+    opening: _Opening = RawStdioOpening(server, config) if server.command else _HttpOpening(server, config)
+    async with _opened(opening, list_tools) as session:
+        if session is not None:
+            yield session
+            return
+    if getattr(opening, "restart", False):  # the raw handshake gave up on it: the SDK opens it
+        opening = _StdioOpening(server, config)
+        async with _opened(opening, list_tools) as session:
+            if session is not None:
+                yield session
+                return
+    raise await opening.failure_error()
+
+
+@asynccontextmanager
+async def _opened(opening: _Opening, list_tools: bool) -> AsyncIterator[ServerSession | None]:
+    """The session ``opening`` opens, held until the caller is done; None when it did not open."""
+    server = opening.server
     body_error: BaseException | None = None
     try:
         # The connection lives in a task of its own: the SDK's task groups must be left by the task
@@ -76,6 +94,7 @@ async def open_session(
             if session is None:
                 opening.timed_out = not opening.ready.is_set()
                 group.cancel_scope.cancel()
+                yield None
             else:
                 try:
                     yield session
@@ -89,8 +108,6 @@ async def open_session(
         if body_error is not None and any(leaf is body_error for leaf in _leaves(errors)):
             raise body_error from None
         raise
-    if opening.session is None:
-        raise await opening.failure_error()
 
 
 async def list_server_tools(server: ServerConfig, config: Config) -> ServerInfo:

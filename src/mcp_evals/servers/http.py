@@ -164,7 +164,9 @@ class _HttpOpening(_Opening):
 
         leaf = _leaf(error)
         if isinstance(leaf, MCPError) and not _is_connection_closed(leaf):
-            return ToolCallError(self.server.name, self.scrub(f"{stage} failed: {_describe(leaf)}"))
+            return ToolCallError(
+                self.server.name, self.scrub(f"{stage} failed: {_describe(leaf)}"), code=leaf.code
+            )
         message, hint = _describe_http_failure(error, self.trace, self.url, self.shown, self.used, stage)
         return ServerError(self.server.name, self.scrub(message), hint=hint)
 

@@ -81,9 +81,7 @@ class ServerSession:
         started = time.perf_counter()
         with anyio.move_on_after(timeout) as deadline:
             try:
-                result = await self._client.call_tool(
-                    name, arguments or {}, read_timeout_seconds=timeout + _SDK_TIMEOUT_SLACK
-                )
+                wire = await self._call(name, arguments or {}, timeout)
             except Exception as error:
                 _reraise_our_own(error)
                 raise await self._opening.explain(error, stage) from None
@@ -92,13 +90,20 @@ class ServerSession:
                 self.server.name, f"no answer to {stage} within {_seconds(timeout)}", timed_out=True
             )
         latency_ms = (time.perf_counter() - started) * 1000
-        wire = result.model_dump(mode="json", by_alias=True, exclude_none=True)
         return ToolResult(
             content=[block for block in wire.get("content", []) if isinstance(block, dict)],
             structured_content=wire.get("structuredContent"),
             is_error=bool(wire.get("isError", False)),
             latency_ms=latency_ms,
         )
+
+    async def _call(self, name: str, arguments: dict[str, Any], timeout: float) -> dict[str, Any]:
+        """One ``tools/call`` through the SDK: its result in the wire shape (``None`` values left out)."""
+        result = await self._client.call_tool(
+            name, arguments, read_timeout_seconds=timeout + _SDK_TIMEOUT_SLACK
+        )
+        wire: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return wire
 
     async def _read_extras(self, progress: _Progress) -> None:
         """Resources, resource templates and prompts into ``info`` (as ``listing.Lister.list_extras``)."""
@@ -356,6 +361,16 @@ def _describe(error: BaseException) -> str:
         location = ".".join(str(part) for part in problems[0]["loc"])
         return f"its answer is not a valid MCP message ({location}: {problems[0]['msg']})"
     return f"{type(leaf).__name__}: {leaf}" if str(leaf) else type(leaf).__name__
+
+
+def _rpc_code(error: BaseException) -> int | None:
+    """The JSON-RPC error code the server answered with, if that is what ``error`` is."""
+    from mcp_evals.servers.listing import RpcError
+
+    leaf = _leaf(error)
+    if isinstance(leaf, RpcError) or ("mcp" in sys.modules and isinstance(leaf, sys.modules["mcp"].MCPError)):
+        return leaf.code if isinstance(leaf.code, int) else None
+    return None
 
 
 def _quote(raw: bytes, limit: int = 200) -> str:

@@ -39,6 +39,7 @@ from mcp_evals.servers.session import (
     _Opening,
     _quote,
     _reraise_our_own,
+    _rpc_code,
 )
 
 # What a Python server prints when the interpreter that ran it lacks its packages: a traceback's
@@ -461,7 +462,7 @@ def _stdio_failure(
         )
     if stage == _HANDSHAKE or stage.startswith("tools/list"):
         return ServerError(server.name, f"{stage} failed: {_describe(failure)}", stderr_tail=tail)
-    return ToolCallError(server.name, f"{stage} failed: {_describe(failure)}")
+    return ToolCallError(server.name, f"{stage} failed: {_describe(failure)}", code=_rpc_code(failure))
 
 
 def _exit_hint(server: ServerConfig, config: Config, spawned: _StdioServer, tail: str) -> str | None:

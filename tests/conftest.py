@@ -3,6 +3,7 @@ in this process), projects on the helpdesk catalog, and the fake model APIs on l
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -19,16 +20,23 @@ from fakes.fake_github import FakeGitHub, RunningFakeGitHub
 from fakes.fake_openai import FakeOpenAI
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
-from mcp_evals.cli import main
 from mcp_evals.config.load import load_config
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.servers.extract import extract_catalog
+from support.in_process import run_in_process
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples"
 HELPDESK = EXAMPLES / "helpdesk"
 REFERENCE_SERVERS = REPO_ROOT / "tests" / "reference-servers" / "node_modules"
+
+# Machine resources that tests running side by side (pytest-xdist, scripts/test) must not share: tests
+# marked with one group run on one worker, one after another (--dist loadgroup). SOURCE_TREE: what
+# builds from or writes into this checkout (pip/uv/docker builds write build/ and *.egg-info, the dogfood
+# case its .mcp-evals/ folder); LLAMA_CPP: one llama.cpp server and its model in memory at a time.
+SOURCE_TREE = pytest.mark.xdist_group("source-tree")
+LLAMA_CPP = pytest.mark.xdist_group("llama-cpp")
 
 # Secrets the tests must never leak; removed from the CLI's environment unless a test sets them.
 _SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN", "GH_TOKEN")
@@ -46,9 +54,33 @@ def cli_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 RunCli = Callable[..., subprocess.CompletedProcess[str]]
 
 
+def _as_text(data: bytes) -> str:
+    """Bytes read from a pipe as ``subprocess.run(text=True)`` reads them (universal newlines)."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", newline=None).read()
+
+
 @pytest.fixture
 def run_cli() -> RunCli:
-    """Run ``mcp-evals ARGS…`` as a real subprocess; returns the CompletedProcess (text mode)."""
+    """Run ``mcp-evals ARGS…`` as its own process would (``support/in_process.py``), but in this one;
+    returns a CompletedProcess (text mode) as ``run_cli_process`` does. ``timeout`` is pytest-timeout's."""
+
+    def run(
+        *args: str | Path,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        timeout: float = 120,
+    ) -> subprocess.CompletedProcess[str]:
+        ran = run_in_process(args, environ=cli_environment(env), cwd=cwd, uncaught=True)
+        argv = [sys.executable, "-m", "mcp_evals", *map(str, args)]
+        return subprocess.CompletedProcess(argv, ran.code, _as_text(ran.out), _as_text(ran.err))
+
+    return run
+
+
+@pytest.fixture
+def run_cli_process() -> RunCli:
+    """Run ``mcp-evals ARGS…`` as a real subprocess (``python -m mcp_evals``): for what only a process
+    shows (signals, the exit status the OS sees, output of the command's own children)."""
 
     def run(
         *args: str | Path,
@@ -181,19 +213,13 @@ Cli = Callable[..., CliResult]
 
 
 @pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]) -> Cli:
-    """Run ``mcp-evals ARGS…`` in this process (fast); returns the exit code and the output."""
+def cli() -> Cli:
+    """Run ``mcp-evals ARGS…`` in this process (fast), in the test's environment as it is; returns the
+    exit code and the output."""
 
     def run(*args: str | Path) -> CliResult:
-        capsys.readouterr()
-        try:
-            main([str(arg) for arg in args])
-        except SystemExit as exit_:
-            code = exit_.code if isinstance(exit_.code, int) else 1
-        else:  # pragma: no cover - main always exits
-            code = 0
-        captured = capsys.readouterr()
-        return CliResult(code, captured.out, captured.err)
+        ran = run_in_process(args)
+        return CliResult(ran.code, *ran.text())
 
     return run
 

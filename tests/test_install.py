@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SOURCE_TREE
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 README = (REPO_ROOT / "README.md").read_text("utf-8")
 BIN = Path(sys.executable).parent
@@ -66,6 +68,7 @@ def isolated_env(tmp_path: Path) -> dict[str, str]:
     }
 
 
+@SOURCE_TREE
 def test_pipx_install_from_a_clone_puts_a_working_mcp_evals_on_the_path(tmp_path: Path) -> None:
     assert "pipx install .                         # or: uv tool install ." in README
     env = isolated_env(tmp_path)
@@ -85,6 +88,7 @@ def test_pipx_install_from_a_clone_puts_a_working_mcp_evals_on_the_path(tmp_path
     assert list(venv.glob("lib/python3.*/site-packages/mcp_evals")) and venv != Path(sys.prefix)
 
 
+@SOURCE_TREE
 def test_uvx_runs_it_once_from_a_clone(tmp_path: Path) -> None:
     assert "uvx --from . mcp-evals validate        # one run, nothing installed for good" in README
     project = snapshot_project(tmp_path / "project")
@@ -98,6 +102,16 @@ def test_uvx_runs_it_once_from_a_clone(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("ok: 1 fixture") and not (tmp_path / "bin" / "mcp-evals").exists()
+
+
+def test_what_builds_from_the_source_tree_never_runs_beside_itself() -> None:
+    """CONTRIBUTING.md: tests that share a machine resource carry an xdist_group mark (--dist loadgroup)."""
+    for test in (
+        test_pipx_install_from_a_clone_puts_a_working_mcp_evals_on_the_path,
+        test_uvx_runs_it_once_from_a_clone,
+    ):
+        groups = [mark.args for mark in getattr(test, "pytestmark", []) if mark.name == "xdist_group"]
+        assert groups == [("source-tree",)]
 
 
 def test_the_supported_python_versions_are_what_the_package_says() -> None:
@@ -119,3 +133,9 @@ def test_what_the_tests_need_is_what_the_scripts_use() -> None:
     assert '"container: builds and runs the Docker image (skips where no container can run)"' in pyproject
     kit = (REPO_ROOT / "tests" / "action" / "container-kit.sh").read_text("utf-8")
     assert "podman" in kit
+    # CONTRIBUTING.md: pytest on every core, pytest-xdist a test extra
+    contributing = (REPO_ROOT / "CONTRIBUTING.md").read_text("utf-8")
+    test_script = (REPO_ROOT / "scripts" / "test").read_text("utf-8")
+    assert '-m pytest -n "${MCP_EVALS_TEST_WORKERS:-auto}" --dist loadgroup "$@"' in test_script
+    assert '"pytest-xdist>=' in pyproject and "pytest on every core (pytest-xdist, `-n auto`" in contributing
+    assert "pytest-xdist" in contributing.split("Test-only extras", 1)[1].split("\n\n", 1)[0]

@@ -61,7 +61,13 @@ def test_the_two_set_up_commands_are_the_ones_ci_runs() -> None:
     assert ci[-1] == commands[1]
     assert f"```bash\n{commands[1]}\n```" in _section(CONTRIBUTING, "## The test command")
     script = (REPO / "scripts" / "test").read_text("utf-8")
-    for step in ("bash scripts/bootstrap", "ruff check", "ruff format --check", "mypy", 'pytest "$@"'):
+    for step in (
+        "bash scripts/bootstrap",
+        "ruff check",
+        "ruff format --check",
+        "mypy",
+        '-m pytest -n "${MCP_EVALS_TEST_WORKERS:-auto}" --dist loadgroup "$@"',
+    ):
         assert step in script  # what CONTRIBUTING.md says it runs, arguments going to pytest
 
 

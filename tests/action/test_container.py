@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SOURCE_TREE
 from fakes import github_events as events
 
 # the runner's fake Anthropic API (tests/ is on sys.path: pytest imports tests/runner as `runner`)
@@ -30,7 +31,7 @@ from support.step_files import parse_outputs
 
 from .conftest import REPO_ROOT, copy_example
 
-pytestmark = [pytest.mark.container, pytest.mark.timeout(1800)]
+pytestmark = [pytest.mark.container, pytest.mark.timeout(1800), SOURCE_TREE]
 
 SHARED_KIT = REPO_ROOT.parent / "shared" / "container-kit.sh"
 KIT = SHARED_KIT if SHARED_KIT.exists() else Path(__file__).with_name("container-kit.sh")

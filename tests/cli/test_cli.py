@@ -1,12 +1,15 @@
-"""The command line's own contract: exit codes and the shape of usage errors."""
+"""The command line's own contract: exit codes and the shape of usage errors, as the OS sees them (a real
+subprocess, ``python -m mcp_evals``: these are the suite's smoke tests of the process itself)."""
 
 from __future__ import annotations
+
+import pytest
 
 from conftest import RunCli
 
 
-def test_an_unknown_option_is_a_usage_error_with_exit_3_and_a_hint(run_cli: RunCli) -> None:
-    result = run_cli("validate", "--bogus")
+def test_an_unknown_option_is_a_usage_error_with_exit_3_and_a_hint(run_cli_process: RunCli) -> None:
+    result = run_cli_process("validate", "--bogus")
 
     assert result.returncode == 3
     assert "Traceback" not in result.stderr
@@ -14,15 +17,15 @@ def test_an_unknown_option_is_a_usage_error_with_exit_3_and_a_hint(run_cli: RunC
     assert "hint: run 'mcp-evals validate --help'" in result.stderr
 
 
-def test_an_unknown_command_is_a_usage_error_with_exit_3(run_cli: RunCli) -> None:
-    result = run_cli("evaluate")
+def test_an_unknown_command_is_a_usage_error_with_exit_3(run_cli_process: RunCli) -> None:
+    result = run_cli_process("evaluate")
 
     assert result.returncode == 3
     assert "error: No such command 'evaluate'" in result.stderr
 
 
-def test_help_lists_every_command_and_the_exit_codes(run_cli: RunCli) -> None:
-    result = run_cli("--help")
+def test_help_lists_every_command_and_the_exit_codes(run_cli_process: RunCli) -> None:
+    result = run_cli_process("--help")
 
     assert result.returncode == 0
     for command in ("catalog", "validate", "schema", "run", "merge", "report", "baseline"):
@@ -63,3 +66,12 @@ def test_help_imports_no_command_module() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-2:] == ["[]", "[]"]
+
+
+@pytest.mark.parametrize("args", [("--help",), ("validate", "--bogus"), ("evaluate",)])
+def test_the_in_process_cli_shows_what_a_real_process_shows(
+    run_cli: RunCli, run_cli_process: RunCli, args: tuple[str, ...]
+) -> None:
+    """CONTRIBUTING.md: the CLI tests run the command in the test's process, as a process would run it."""
+    here, there = run_cli(*args), run_cli_process(*args)
+    assert (here.returncode, here.stdout, here.stderr) == (there.returncode, there.stdout, there.stderr)

@@ -69,10 +69,11 @@ def test_no_color_turns_colours_off_and_format_md_prints_the_comment(tmp_path: P
     assert code == 0 and shown.startswith("## 🔴 mcp-evals: remediate") and "<details>" in shown
 
 
-def test_piped_output_keeps_the_markdown(run_cli: RunCli, tmp_path: Path) -> None:
-    done = run_cli("report", saved(tmp_path, helpdesk_results()))
+def test_piped_output_keeps_the_markdown(run_cli_process: RunCli, tmp_path: Path) -> None:
+    """A real pipe, from a real process."""
+    done = run_cli_process("report", saved(tmp_path, helpdesk_results()))
     assert done.stdout.startswith("## 🔴 mcp-evals: remediate") and "\x1b" not in done.stdout
-    done = run_cli("report", tmp_path / "results.ndjson", "--format", "text")
+    done = run_cli_process("report", tmp_path / "results.ndjson", "--format", "text")
     assert done.stdout.startswith("mcp-evals: remediate") and "\x1b" not in done.stdout
 
 

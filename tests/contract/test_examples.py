@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import EXAMPLES, REPO_ROOT, RunCli
+from conftest import EXAMPLES, REPO_ROOT, SOURCE_TREE, RunCli
 from mcp_evals.cli.schema_cmd import schema_document
 from mcp_evals.config.documents import load_document
 from mcp_evals.config.load import load_config
@@ -56,6 +56,7 @@ def test_the_example_cases_pass_against_their_servers(example: str, run_cli: Run
     assert validated.stdout.strip().endswith("checked against a catalog; 0 problems")
 
 
+@SOURCE_TREE
 def test_the_dogfood_case_drives_mcp_evals_serve_through_itself(run_cli: RunCli) -> None:
     case = REPO_ROOT / "evals" / "contract" / "dogfood.yaml"
     assert "mcp_evals" in case.read_text() and "serve" in case.read_text()

@@ -17,7 +17,7 @@ import httpx
 import pytest
 import yaml
 
-from conftest import HELPDESK, RunCli
+from conftest import HELPDESK, LLAMA_CPP, RunCli
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.load import load_config
 from mcp_evals.fixtures.model import Fixture
@@ -36,7 +36,7 @@ from support.llama_cpp import (
 
 # Hang guards, not speed targets: the module took 3 minutes on 2 cores shared with other work (load 4),
 # but the first request reads about 3,900 tokens, at 12 tokens/s under a load of 8.
-pytestmark = pytest.mark.timeout(1800)
+pytestmark = [pytest.mark.timeout(1800), LLAMA_CPP]
 
 
 @pytest.fixture(scope="session")

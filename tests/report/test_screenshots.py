@@ -3,7 +3,9 @@
 ``scripts/screenshots`` (``UPDATE_SCREENSHOTS=1``) writes them to docs/img/; a plain run takes them
 into a temporary folder, so a change that breaks a picture fails here before anyone re-takes it.
 The lint, contract and session sections are made by the real commands on the helpdesk example (the
-session's model is the fake Anthropic API), and shown as GitHub shows the PR comment.
+session's model is the fake Anthropic API), and shown as GitHub shows the PR comment. The commands
+run as real processes: Playwright's sync API keeps an event loop in this thread, where the CLI would
+start its own.
 """
 
 from __future__ import annotations
@@ -74,17 +76,17 @@ def _comment_picture(browser: Browser, tmp_path: Path, markdown: str, name: str)
     return path
 
 
-def test_the_lint_section(browser: Browser, tmp_path: Path, run_cli: RunCli) -> None:
+def test_the_lint_section(browser: Browser, tmp_path: Path, run_cli_process: RunCli) -> None:
     """`mcp-evals lint --format md` on the helpdesk example, as the PR comment shows it."""
-    linted = run_cli("lint", "--format", "md", cwd=HELPDESK)
+    linted = run_cli_process("lint", "--format", "md", cwd=HELPDESK)
     assert linted.returncode == 0, linted.stderr
     assert "mcp-evals lint: grade" in linted.stdout and "<code>mcp-evals.yaml:" in linted.stdout
     _comment_picture(browser, tmp_path, linted.stdout, "lint-comment.png")
 
 
-def test_the_contract_section(browser: Browser, tmp_path: Path, run_cli: RunCli) -> None:
+def test_the_contract_section(browser: Browser, tmp_path: Path, run_cli_process: RunCli) -> None:
     """`mcp-evals contract --format md` on the helpdesk example's cases, live against its server."""
-    ran = run_cli(
+    ran = run_cli_process(
         "contract", "--format", "md", "--no-history", "--concurrency", "2", cwd=HELPDESK, timeout=300
     )
     assert ran.returncode == 0, ran.stderr
@@ -122,7 +124,7 @@ SESSION_SCRIPTS = {
 
 
 def test_the_session_report(
-    browser: Browser, tmp_path: Path, run_cli: RunCli, anthropic_fake: FakeAnthropic
+    browser: Browser, tmp_path: Path, run_cli_process: RunCli, anthropic_fake: FakeAnthropic
 ) -> None:
     """`mcp-evals session report` on the records of a run of the helpdesk task set (fake model)."""
     tasks = HELPDESK / "evals" / "session" / "tasks.yaml"
@@ -130,12 +132,12 @@ def test_the_session_report(
         anthropic_fake.sessions[task["prompt"]] = list(SESSION_SCRIPTS[task["id"]])
     env = {"ANTHROPIC_API_KEY": anthropic_fake.key, "ANTHROPIC_BASE_URL": anthropic_fake.base_url}
     records = tmp_path / "sessions"
-    ran = run_cli(
+    ran = run_cli_process(
         "session", "--tasks", tasks, "--arm", "both", "--limit", str(SESSION_TASKS), "--budget-usd", "5",
         "--results", records, env=env, timeout=300,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
-    report = run_cli("session", "report", records)
+    report = run_cli_process("session", "report", records)
     assert report.returncode == 0, report.stderr
     assert report.stdout == ran.stdout  # the report is made from the records alone
     _comment_picture(browser, tmp_path, report.stdout, "session-comment.png")

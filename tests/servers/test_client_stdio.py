@@ -161,9 +161,11 @@ def test_several_servers_are_read_together_and_the_first_failure_is_reported(tmp
         extract_catalog(write_config(tmp_path, servers))
 
 
-def test_the_cli_reports_a_server_failure_in_one_message(tmp_path: Path, run_cli) -> None:  # type: ignore[no-untyped-def]
+def test_the_cli_reports_a_server_failure_in_one_message(tmp_path: Path, run_cli_process) -> None:  # type: ignore[no-untyped-def]
+    """A real process: the server's own stderr and the command's exit status as the OS sees them."""
     write_config(tmp_path, [{"name": "broken", **python_server("broken_server.py", "exit")}])
-    result = run_cli("catalog", "--config", tmp_path / "mcp-evals.yaml", "--out", tmp_path / "out.json")
+    config, out = tmp_path / "mcp-evals.yaml", tmp_path / "out.json"
+    result = run_cli_process("catalog", "--config", config, "--out", out)
     assert result.returncode == 3
     assert result.stderr.startswith("error: server 'broken': exited with exit code 3")
     assert "Traceback" not in result.stderr

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from mcp_evals.catalog.model import Catalog, ServerInfo, build_catalog
-from mcp_evals.cli import main
+from support.in_process import run_in_process
 
 
 def wire_tool(
@@ -71,13 +71,10 @@ class Outcome:
 
 
 def run_main(capsys: pytest.CaptureFixture[str], *args: str | Path) -> Outcome:
-    """Run ``mcp-evals ARGS…`` in this process through the real entry point."""
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as exit_:
-        main([str(arg) for arg in args])
-    captured = capsys.readouterr()
-    code = exit_.value.code
-    return Outcome(code=code if isinstance(code, int) else 1, out=captured.out, err=captured.err)
+    """Run ``mcp-evals ARGS…`` in this process through the real entry point, isolated as its own
+    process would be (``in_process.py``); ``capsys`` is kept for the callers, the output is captured apart."""
+    ran = run_in_process(args)
+    return Outcome(ran.code, *ran.text())
 
 
 def listing(directory: Path) -> dict[str, bytes]:

@@ -21,8 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from mcp_evals.answers import GenerateOptions
-from mcp_evals.api.inputs import config_inputs
+from mcp_evals.api.inputs import PaidModel, config_inputs, read_catalog, refuse_invalid
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.compare.arms import Arm, DeferredArm, FullArm, GroupedArm, ToolSearch
 from mcp_evals.compare.estimate import describe_compare
@@ -35,15 +34,12 @@ from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, InputFileEr
 from mcp_evals.files import atomic_write, check_writable, refuse_inputs
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.fixtures.validate import has_errors, validate_fixtures
 from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
-from mcp_evals.providers.base import ProviderSettings
-from mcp_evals.providers.pricing import Price
 from mcp_evals.record.read import read_results
 from mcp_evals.report.comparison import render_comparison
 from mcp_evals.run.asker import Asker, generate_options
 from mcp_evals.run.plan import plan_fixtures
-from mcp_evals.run.spending import MissingKey, Spending, decide
+from mcp_evals.run.spending import MissingKey, decide
 from mcp_evals.wording import alternatives, plural
 
 DEFAULT_OUT = "mcp-evals-compare"
@@ -71,17 +67,6 @@ def _quiet(text: str) -> None:
 # -- catalogs ---------------------------------------------------------------------------------------
 
 
-def _catalog(config: Config, snapshot: Path | None) -> Catalog:
-    if snapshot is not None:
-        from mcp_evals.catalog.snapshot import load_catalog
-
-        return load_catalog(snapshot, areas=config.areas or None)
-    from mcp_evals.servers.extract import extract_catalog
-
-    config.check_variables()
-    return extract_catalog(config)
-
-
 def with_descriptions(catalog: Catalog, config: Config) -> Catalog:
     """Catalog B: catalog A with the descriptions ``compare.descriptions`` gives (unknown tools refused)."""
 
@@ -89,20 +74,6 @@ def with_descriptions(catalog: Catalog, config: Config) -> Catalog:
         return where(config.shown_path, config.line_of(("compare", *key)), "compare." + ".".join(key))
 
     return apply_overlay(catalog, DescriptionOverlay(descriptions=config.compare.descriptions), place)
-
-
-def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config, arm: str) -> None:
-    problems = validate_fixtures(
-        fixtures, catalog, config.validation, exclude_tools=config.exclude_tools, areas=config.areas
-    )
-    if has_errors(problems):
-        errors = [str(problem) for problem in problems if problem.severity == "error"]
-        shown = "\n".join(f"  {line}" for line in errors[:20])
-        raise InputFileError(
-            f"the fixtures do not validate against the catalog of arm {arm!r} "
-            f"({plural(len(errors), 'error')}); not comparing:\n{shown}",
-            hint="a comparison asks the same fixtures of every arm: each catalog must have their tools",
-        )
 
 
 # -- the arms ---------------------------------------------------------------------------------------
@@ -178,19 +149,6 @@ def _unused_sections(config: Config, *, catalog_b: str | None, arms: bool) -> li
             "is, without the new descriptions"
         )
     return notes
-
-
-@dataclass(frozen=True)
-class PaidModel:
-    """The model every arm asks: the spending decision and the provider settings it implies."""
-
-    spending: Spending
-    settings: ProviderSettings
-    options: GenerateOptions
-
-    @property
-    def price(self) -> Price | None:
-        return self.spending.price
 
 
 def _asker(paid: PaidModel, catalog: Catalog, config: Config) -> Asker:
@@ -360,7 +318,7 @@ def plan_compare(request: CompareRequest) -> ComparePlan | MissingKey:
         generate_options(config.run),
     )
 
-    first = _catalog(config, request.catalog_a)
+    first = read_catalog(config, request.catalog_a)
     second = None
     label_a = (
         f"catalog A: {request.catalog_a}" if request.catalog_a else "catalog A: the catalog of the config"
@@ -369,7 +327,7 @@ def plan_compare(request: CompareRequest) -> ComparePlan | MissingKey:
     if ab:
         count = len(config.compare.descriptions)
         if catalog_b is not None:
-            second, label_b = _catalog(config, catalog_b), f"catalog B: {catalog_b}"
+            second, label_b = read_catalog(config, catalog_b), f"catalog B: {catalog_b}"
         elif descriptions is not None:
             second = overlay_file(descriptions, first)
             label_b = f"catalog B: catalog A with the descriptions of {descriptions}"
@@ -380,7 +338,14 @@ def plan_compare(request: CompareRequest) -> ComparePlan | MissingKey:
         config, paid, catalog_a=first, catalog_b=second, kinds=kinds, label_a=label_a, label_b=label_b
     )
     for arm in arms:
-        _refuse_invalid(fixtures, arm.catalog, config, arm.name)
+        refuse_invalid(
+            fixtures,
+            arm.catalog,
+            config,
+            against=f"the catalog of arm {arm.name!r}",
+            doing="comparing",
+            hint="a comparison asks the same fixtures of every arm: each catalog must have their tools",
+        )
     return ComparePlan(
         request=request,
         paid=paid,

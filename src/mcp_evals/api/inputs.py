@@ -1,11 +1,25 @@
-"""The files a command reads through its config: no output may replace one of them."""
+"""What every command of the library layer reads the same way: the files a config makes inputs (no
+output may replace one of them), the catalog (live or a snapshot), the fixtures checked against it,
+and the model a paid command asks."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mcp_evals.config.model import Config
-from mcp_evals.errors import McpEvalsError
+from mcp_evals.errors import InputFileError, McpEvalsError
+from mcp_evals.wording import plural
+
+if TYPE_CHECKING:
+    from mcp_evals.answers import GenerateOptions
+    from mcp_evals.catalog.model import Catalog
+    from mcp_evals.fixtures.model import Fixture
+    from mcp_evals.providers.base import ProviderSettings
+    from mcp_evals.providers.pricing import Price
+    from mcp_evals.run.spending import Spending
 
 
 def config_inputs(config: Config) -> dict[str, Path | None]:
@@ -25,3 +39,56 @@ def config_inputs(config: Config) -> dict[str, Path | None]:
     if config.baseline.path:
         inputs["the baseline file"] = config.resolve(config.baseline.path)
     return inputs
+
+
+def read_catalog(config: Config, snapshot: Path | None) -> Catalog:
+    """The catalog a command works on: the snapshot given, else the config's servers (live)."""
+    if snapshot is not None:
+        from mcp_evals.catalog.snapshot import load_catalog
+
+        return load_catalog(snapshot, areas=config.areas or None)
+    from mcp_evals.servers.extract import extract_catalog
+
+    config.check_variables()
+    return extract_catalog(config)
+
+
+def refuse_invalid(
+    fixtures: Sequence[Fixture],
+    catalog: Catalog,
+    config: Config,
+    *,
+    doing: str,
+    hint: str,
+    against: str = "the catalog",
+    verb: str = "do not validate against",
+) -> None:
+    """Fixtures that do not match the catalog would measure noise: refuse them (exit 3), naming the
+    first errors where they are (``doing``: "running", "comparing", …)."""
+    from mcp_evals.fixtures.validate import has_errors, locate_in_config, validate_fixtures
+
+    problems = validate_fixtures(
+        list(fixtures), catalog, config.validation, exclude_tools=config.exclude_tools, areas=config.areas
+    )
+    problems = locate_in_config(problems, str(config.path), config.line_of)
+    if has_errors(problems):
+        errors = [str(problem) for problem in problems if problem.severity == "error"]
+        shown = "\n".join(f"  {line}" for line in errors[:20])
+        more = f"\n  … and {len(errors) - 20} more" if len(errors) > 20 else ""
+        raise InputFileError(
+            f"the fixtures {verb} {against} ({plural(len(errors), 'error')}); not {doing}:\n{shown}{more}",
+            hint=hint,
+        )
+
+
+@dataclass(frozen=True)
+class PaidModel:
+    """The model a command asks: the spending decision and the provider settings it implies."""
+
+    spending: Spending
+    settings: ProviderSettings
+    options: GenerateOptions
+
+    @property
+    def price(self) -> Price | None:
+        return self.spending.price

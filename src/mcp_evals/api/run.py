@@ -22,16 +22,15 @@ from pathlib import Path
 
 import anyio
 
-from mcp_evals.api.inputs import config_inputs
+from mcp_evals.api.inputs import config_inputs, refuse_invalid
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import Config, RunOptions
 from mcp_evals.config.resolve import CONCURRENCY_VARIABLE, LIMIT_VARIABLE, number_setting
-from mcp_evals.errors import EXIT_OK, ConfigError, InputFileError
+from mcp_evals.errors import EXIT_OK, ConfigError
 from mcp_evals.files import check_writable, refuse_inputs
 from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.fixtures.validate import has_errors, locate_in_config, validate_fixtures
 from mcp_evals.output.reports import ReportFiles, configured_report_paths, write_reports
 from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.providers.base import Provider, ProviderSettings
@@ -333,27 +332,25 @@ def _refuse_invalid(
     fixtures: list[Fixture], catalog: Catalog, config: Config, replay_from: Path | None
 ) -> None:
     """A run on fixtures that do not match the catalog would score noise: refuse it (exit 3)."""
-    problems = validate_fixtures(
-        fixtures, catalog, config.validation, exclude_tools=config.exclude_tools, areas=config.areas
-    )
-    problems = locate_in_config(problems, str(config.path), config.line_of)
-    if has_errors(problems):
-        errors = [str(problem) for problem in problems if problem.severity == "error"]
-        shown = "\n".join(f"  {line}" for line in errors[:20])
-        more = f"\n  … and {len(errors) - 20} more" if len(errors) > 20 else ""
-        if replay_from is not None:
-            raise InputFileError(
-                f"the fixtures do not match the catalog recorded in {replay_from} ("
-                f"{plural(len(errors), 'error')}); not replaying:\n{shown}{more}",
-                hint="a replay re-scores that run's answers against the catalog it had: use the fixtures "
-                "of that run, or run again against the live catalog (mcp-evals run without "
-                "--provider replay)",
-            )
-        raise InputFileError(
-            f"the fixtures do not validate against the catalog ({plural(len(errors), 'error')}); "
-            f"not running:\n{shown}{more}",
-            hint="fix them (mcp-evals validate lists every problem), then run again",
+    if replay_from is not None:
+        refuse_invalid(
+            fixtures,
+            catalog,
+            config,
+            verb="do not match",
+            against=f"the catalog recorded in {replay_from}",
+            doing="replaying",
+            hint="a replay re-scores that run's answers against the catalog it had: use the fixtures "
+            "of that run, or run again against the live catalog (mcp-evals run without "
+            "--provider replay)",
         )
+    refuse_invalid(
+        fixtures,
+        catalog,
+        config,
+        doing="running",
+        hint="fix them (mcp-evals validate lists every problem), then run again",
+    )
 
 
 def _notes(asker: Asker, spending: Spending, replay: Results | None, request: RunRequest) -> list[str]:

@@ -17,8 +17,7 @@ from pathlib import Path
 
 import anyio
 
-from mcp_evals.answers import GenerateOptions
-from mcp_evals.api.inputs import config_inputs
+from mcp_evals.api.inputs import PaidModel, config_inputs, read_catalog
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config
 from mcp_evals.config.resolve import CONCURRENCY_VARIABLE, number_setting
@@ -27,11 +26,10 @@ from mcp_evals.files import check_writable, refuse_inputs, updates
 from mcp_evals.fixtures.load import fixture_files, load_fixture_file
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
-from mcp_evals.providers.base import ProviderSettings
 from mcp_evals.run.asker import generate_options
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy
-from mcp_evals.run.spending import MissingKey, Spending, decide
+from mcp_evals.run.spending import MissingKey, decide
 from mcp_evals.synth.assemble import assemble
 from mcp_evals.synth.estimate import describe_synth
 from mcp_evals.synth.generate import Caller, Synthesis, included_tools, plan_asks, synthesize
@@ -54,26 +52,6 @@ def _quiet(text: str) -> None:
 
 # Answers hold several intents or queries as JSON: more room than a tool call needs.
 SYNTH_MAX_TOKENS = 2048
-
-
-@dataclass(frozen=True)
-class PaidModel:
-    """The model synth asks: the spending decision and the provider settings it implies."""
-
-    spending: Spending
-    settings: ProviderSettings
-    options: GenerateOptions
-
-
-def _catalog(config: Config, snapshot: Path | None) -> Catalog:
-    if snapshot is not None:
-        from mcp_evals.catalog.snapshot import load_catalog
-
-        return load_catalog(snapshot, areas=config.areas or None)
-    from mcp_evals.servers.extract import extract_catalog
-
-    config.check_variables()
-    return extract_catalog(config)
 
 
 def nothing_to_ask(config: Config, catalog: Catalog, settings: SynthSettings) -> ConfigError:
@@ -202,7 +180,7 @@ def plan_synth(request: SynthRequest) -> SynthPlan | MissingKey:
         spending.settings(config.run, max_connections=max(4, workers + 2)),
         generate_options(config.run, max_tokens=max_tokens),
     )
-    catalog = _catalog(config, request.snapshot)
+    catalog = read_catalog(config, request.snapshot)
     asks = plan_asks(catalog, request.settings, config.exclude_tools)
     if not asks:  # --dry says the same: a run with nothing to ask is bad input, never an empty file
         raise nothing_to_ask(config, catalog, request.settings)

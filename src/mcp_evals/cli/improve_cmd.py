@@ -13,44 +13,15 @@ from pathlib import Path
 
 import click
 
-from mcp_evals.api.inputs import config_inputs
-from mcp_evals.catalog.model import Catalog
+from mcp_evals.api.inputs import config_inputs, read_catalog, refuse_invalid
 from mcp_evals.cli.options import ProviderChoice, config_option, read_config, snapshot_option
 from mcp_evals.cli.vocabulary import format_option
-from mcp_evals.config.model import Config
-from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError, InputFileError
+from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError
 from mcp_evals.fixtures.load import load_fixtures
-from mcp_evals.fixtures.model import Fixture
-from mcp_evals.fixtures.validate import has_errors, validate_fixtures
 from mcp_evals.provider_registry import FALLBACK, PROVIDERS
 from mcp_evals.wording import alternatives, plural
 
 DEFAULT_OUT = "mcp-evals-improve"
-
-
-def _catalog(config: Config, snapshot: Path | None) -> Catalog:
-    if snapshot is not None:
-        from mcp_evals.catalog.snapshot import load_catalog
-
-        return load_catalog(snapshot, areas=config.areas or None)
-    from mcp_evals.servers.extract import extract_catalog
-
-    config.check_variables()
-    return extract_catalog(config)
-
-
-def _refuse_invalid(fixtures: list[Fixture], catalog: Catalog, config: Config) -> None:
-    problems = validate_fixtures(
-        fixtures, catalog, config.validation, exclude_tools=config.exclude_tools, areas=config.areas
-    )
-    if has_errors(problems):
-        errors = [str(problem) for problem in problems if problem.severity == "error"]
-        shown = "\n".join(f"  {line}" for line in errors[:20])
-        raise InputFileError(
-            f"the fixtures do not validate against the catalog ({plural(len(errors), 'error')}); not "
-            f"improving:\n{shown}",
-            hint="`mcp-evals validate` lists every problem",
-        )
 
 
 @click.command()
@@ -193,9 +164,11 @@ def improve(
     provider_settings = spending.settings(config.run, max_connections=max(4, (concurrency or 4) + 2))
     if lexical:
         provider_settings = replace(provider_settings, model="bm25")
-    catalog = _catalog(config, snapshot)
+    catalog = read_catalog(config, snapshot)
     fixtures = load_fixtures(config, warn=lambda text: click.echo(f"warning: {text}", err=True))
-    _refuse_invalid(fixtures, catalog, config)
+    refuse_invalid(
+        fixtures, catalog, config, doing="improving", hint="`mcp-evals validate` lists every problem"
+    )
     price, budget = spending.price, spending.budget_usd
     evaluator = Evaluator(
         spending.provider_class,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -25,6 +26,12 @@ from mcp_evals.fixtures.load import load_fixtures
 from mcp_evals.fixtures.model import Fixture
 from mcp_evals.servers.extract import extract_catalog
 from support.in_process import run_in_process
+
+# A suite started as a background job (`bash .ci/run &`, nohup) inherits SIGINT ignored, and every
+# command a test starts would inherit that too, so the Ctrl-C tests would wait forever: give Ctrl-C
+# back its meaning (a command started from here then gets the default, as from a terminal).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples"

@@ -76,4 +76,4 @@ def test_the_sarif_upload_workflow_is_pinned_and_minimal() -> None:
     )
     assert upload["with"]["sarif_file"] == "mcp-evals-lint.sarif" and upload["with"]["category"]
     [lint_step] = [step for step in job["steps"] if step.get("id") == "lint"]
-    assert "--format sarif --output mcp-evals-lint.sarif" in lint_step["run"]
+    assert "--format sarif --out mcp-evals-lint.sarif" in lint_step["run"]

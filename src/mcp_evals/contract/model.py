@@ -132,17 +132,17 @@ class LlmJudge(StrictModel):
 
 
 class SnapshotOptions(StrictModel):
-    """A snapshot whose volatile parts are masked before it is stored or compared."""
+    """Masks for a snapshot."""
+
+    model_config = ConfigDict(json_schema_extra=_without_titles)
 
     mask_paths: list[str] = Field(
         default_factory=list,
-        description="JSON paths into the JSON output whose values are masked: `$.id`, `$.items[0].at`, "
-        '`$.items[*].id`, `$..updated_at` (at any depth), `$["a key"]`.',
+        description="JSON paths whose values are masked (`$.id`, `$..updated_at`).",
     )
     mask_patterns: list[str] = Field(
         default_factory=list,
-        description="Regular expressions (Python syntax); every match in the text, or in a string of "
-        "the JSON output, is masked.",
+        description="Regular expressions whose matches are masked.",
     )
 
     @field_validator("mask_paths")
@@ -200,8 +200,8 @@ class Expect(StrictModel):
     llm_judge: LlmJudge | None = None
     snapshot: Annotated[bool | SnapshotOptions | None, ByShape()] = Field(
         None,
-        description="true (or the masks to apply): the output must equal its stored snapshot in "
-        "`__snapshots__/` beside the case file; the first run stores it, `--update-snapshots` rewrites it.",
+        description="true, or masks: the output must equal its snapshot in `__snapshots__/` (stored by "
+        "the first run; `--update-snapshots` rewrites it).",
     )
 
     @field_validator("output_matches")

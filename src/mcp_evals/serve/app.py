@@ -21,9 +21,10 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
 from pydantic import Field, ValidationError
+from pydantic.json_schema import SkipJsonSchema
 
 from mcp_evals._version import __version__
-from mcp_evals.contract.model import Step
+from mcp_evals.contract.model import Expect, SnapshotOptions, Step
 from mcp_evals.contract.regression import GateResult
 from mcp_evals.errors import ConfigError, McpEvalsError
 from mcp_evals.provider_registry import FALLBACK, Registered
@@ -48,6 +49,19 @@ INSTRUCTIONS = (
     "them (each run is recorded); regression_report, compare_results, evaluate_deployment_gate and "
     "generate_html_report read the recorded runs; create_test_case and scaffold_fixture write new cases."
 )
+
+
+class SimulationExpect(Expect):
+    """A case file's assertions, as ``create_test_case`` shows them: no ``snapshot``, since a
+    simulation's outputs are the case's own ``expected_output`` (a snapshot of them proves nothing)."""
+
+    snapshot: SkipJsonSchema[bool | SnapshotOptions | None] = None
+
+
+class SimulationStep(Step):
+    """A case file's step with the assertions a simulation case can use."""
+
+    expect: SimulationExpect = Field(default_factory=SimulationExpect)
 
 
 def one_line(text: str | None) -> str:
@@ -142,7 +156,9 @@ def build_server(harness: Harness) -> Any:
     @tool(writes)
     async def create_test_case(
         name: Annotated[str, Field(description="Unique case name; it also names the file.")],
-        steps: Annotated[list[Step], Field(min_length=1, description="The steps, as in a case file.")],
+        steps: Annotated[
+            list[SimulationStep], Field(min_length=1, description="The steps, as in a case file.")
+        ],
         description: Annotated[str | None, Field(description="What the case proves.")] = None,
     ) -> Written:
         """Write a new simulation case (outputs come from each step's expected_output) to the cases folder."""

@@ -28,6 +28,7 @@ from mcp_evals.contract.model import LlmJudge
 from mcp_evals.errors import ConfigError
 from mcp_evals.github.event import Event
 from mcp_evals.github.inputs import read_inputs
+from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.record.read import read_results
 from session.conftest import EU_STATUS, write_tasks
 from synth.scripted import write_project
@@ -138,6 +139,24 @@ def run_command(context: Context, situation: str) -> Seen:
     return seen
 
 
+def named_without_key(
+    context: Context, situation: str, args: list[object], out: Path, provider: str, model: str
+) -> Seen:
+    """A capped command with a provider (or a model) named and no key: a malformed cap is exit 3,
+    else it skips naming the provider's variable and writes nothing to ``out``."""
+    command = str(args[0])
+    if situation == "bad":
+        context.env.setenv("EVAL_BUDGET_USD", "lots")
+        result = context.cli(*args, "--provider", provider)
+        assert result.code == 3 and "EVAL_BUDGET_USD='lots'" in result.err, result.err
+        return Seen("exit 3")
+    extra = ["--provider", provider] if situation == "provider" else ["--model", model]
+    result = context.cli(*args, *extra, "--budget-usd", "1")
+    assert result.code == 0, result.err
+    assert not out.exists()
+    return skipped_line(command, result.err, PROVIDERS[provider].key_env_var or "")
+
+
 def compare_command(context: Context, situation: str) -> Seen:
     project = context.make_project(compare={"descriptions": {"get_ticket": "Show one ticket."}})
     out = context.tmp_path / "compared"
@@ -156,16 +175,7 @@ def compare_command(context: Context, situation: str) -> Seen:
         assert "deferred and grouped arms need a model" in line
         assert not (context.tmp_path / "arms").exists()
         return Seen("lexical baseline")
-    if situation == "bad":
-        context.env.setenv("EVAL_BUDGET_USD", "lots")
-        result = context.cli(*args, "--provider", "openai")
-        assert result.code == 3 and "EVAL_BUDGET_USD='lots'" in result.err, result.err
-        return Seen("exit 3")
-    extra = ["--provider", "openai"] if situation == "provider" else ["--model", "gpt-5.4"]
-    result = context.cli(*args, *extra, "--budget-usd", "1")
-    assert result.code == 0, result.err
-    assert not out.exists()
-    return skipped_line("compare", result.err, "OPENAI_API_KEY")
+    return named_without_key(context, situation, args, out, "openai", "gpt-5.4")
 
 
 def improve_command(context: Context, situation: str) -> Seen:
@@ -178,16 +188,7 @@ def improve_command(context: Context, situation: str) -> Seen:
         assert "mcp-evals improve: lexical/" in result.err, result.err
         assert (out / "improve.md").exists()
         return Seen("lexical baseline")
-    if situation == "bad":
-        context.env.setenv("EVAL_BUDGET_USD", "lots")
-        result = context.cli(*args, "--provider", "anthropic")
-        assert result.code == 3 and "EVAL_BUDGET_USD='lots'" in result.err, result.err
-        return Seen("exit 3")
-    extra = ["--provider", "anthropic"] if situation == "provider" else ["--model", "claude-sonnet-4-6"]
-    result = context.cli(*args, *extra, "--budget-usd", "1")
-    assert result.code == 0, result.err
-    assert not out.exists()
-    return skipped_line("improve", result.err, "ANTHROPIC_API_KEY")
+    return named_without_key(context, situation, args, out, "anthropic", "claude-sonnet-4-6")
 
 
 def tasks_file(folder: Path) -> Path:

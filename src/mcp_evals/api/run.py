@@ -344,6 +344,7 @@ def _refuse_invalid(
             "of that run, or run again against the live catalog (mcp-evals run without "
             "--provider replay)",
         )
+        return
     refuse_invalid(
         fixtures,
         catalog,

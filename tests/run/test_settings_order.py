@@ -14,8 +14,8 @@ from synth.scripted import write_project
 
 # which command reads which variable (the doc's sentence, as data)
 READS = {
-    "EVAL_BUDGET_USD": ("run", "compare", "synth", "session"),
-    "EVAL_CONCURRENCY": ("run", "compare", "synth"),
+    "EVAL_BUDGET_USD": ("run", "compare", "synth", "improve", "session"),
+    "EVAL_CONCURRENCY": ("run", "compare", "synth", "improve"),
     "EVAL_LIMIT": ("run", "compare"),
 }
 MESSAGES = {
@@ -35,7 +35,7 @@ def arguments(command: str, tmp_path: Path, make_project: MakeProject) -> list[s
         command,
         "--config",
         project.config,
-        "--out" if command == "compare" else "--results",
+        "--out" if command in ("compare", "improve") else "--results",
         tmp_path / "o",
     ]
 

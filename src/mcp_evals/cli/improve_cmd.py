@@ -61,7 +61,9 @@ DEFAULT_OUT = "mcp-evals-improve"
     help="One cap over the dev run, the proposals and the proof (env EVAL_BUDGET_USD). Required with a "
     "paid model.",
 )
-@click.option("--concurrency", type=click.IntRange(1, 256), help="Requests in flight (default 4).")
+@click.option(
+    "--concurrency", type=click.IntRange(1, 256), help="Requests in flight (env EVAL_CONCURRENCY; default 4)."
+)
 @click.option("--samples", type=click.IntRange(1, 100), help="Answers per fixture and arm (default 1).")
 @click.option(
     "--out",
@@ -123,6 +125,7 @@ def improve(
     """
     import os
 
+    from mcp_evals.config.resolve import CONCURRENCY_VARIABLE, number_setting
     from mcp_evals.improve.estimate import describe_improve
     from mcp_evals.improve.loop import (
         Evaluator,
@@ -137,6 +140,9 @@ def improve(
     from mcp_evals.run.spending import decide
 
     config = read_config(config_path)
+    workers = number_setting(
+        concurrency, os.environ, CONCURRENCY_VARIABLE, config.run.concurrency, int, at_most=256
+    )
     spending = decide(
         "improve",
         os.environ,
@@ -161,7 +167,7 @@ def improve(
             "free with --provider lexical",
         )
     lexical = entry.name == FALLBACK
-    provider_settings = spending.settings(config.run, max_connections=max(4, (concurrency or 4) + 2))
+    provider_settings = spending.settings(config.run, max_connections=max(4, (workers or 4) + 2))
     if lexical:
         provider_settings = replace(provider_settings, model="bm25")
     catalog = read_catalog(config, snapshot)
@@ -182,7 +188,7 @@ def improve(
         pairs=pairs,
         test_share=test_share,
         samples=samples or config.run.samples,
-        concurrency=concurrency,
+        concurrency=workers,
         results=results,
         sources=list(sources),
         apply=apply,

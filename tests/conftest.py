@@ -51,7 +51,10 @@ _SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN", "GH_
 
 def cli_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key not in _SECRET_VARIABLES}
+    # The host's CI (GitHub's runner sets CI=true) must not change what the CLI does under test: a test
+    # that wants CI behaviour (snapshots not written, …) sets it in ``extra``.
     env.pop("GITHUB_ACTIONS", None)
+    env.pop("CI", None)
     # The CLI's python must be the one running the tests, so example servers (`command: python`) find mcp.
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env.update(extra or {})

@@ -6,11 +6,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from conftest import Cli
 from fakes.fake_anthropic import FakeAnthropic, Text
+from mcp_evals.api.improve import ImprovePlan, ImproveRequest, plan_improve
 from mcp_evals.compare.overlay import DescriptionOverlay
+from mcp_evals.config.load import load_config
+from mcp_evals.improve.estimate import PhaseCosts
 from mcp_evals.improve.model import ImproveReport
 from mcp_evals.record.read import read_results
 
@@ -133,57 +137,103 @@ def test_on_the_clean_catalog_most_pairs_show_no_detectable_change(
     assert "No detectable change" in result.out
 
 
-def test_a_budget_below_the_full_cost_stops_and_says_which_pairs_were_not_proven(
-    improve_project: MakeImproveProject, wordy_api: FakeAnthropic, cli: Cli, tmp_path: Path
-) -> None:
-    full = improve_project(vague=True, run={"max_tokens": 64})
-    whole = cli("improve", "--config", full.config, "--budget-usd", "5", "--out", tmp_path / "whole")
-    assert whole.code == 0, whole.err
-    cost = report_of(tmp_path / "whole").spent_usd
-    assert cost is not None and cost > 0
-    requests = len(wordy_api.model_requests())
+def phase_costs_of(config: Path, pairs: int = 5) -> PhaseCosts:
+    """What improve would keep for the proposals and the proof (the plan of ``--dry``; nothing sent)."""
+    plan = plan_improve(ImproveRequest(config=load_config(config), budget_usd=5, dry=True, pairs=pairs))
+    assert isinstance(plan, ImprovePlan) and plan.costs is not None
+    return plan.costs
 
-    cap = round(cost * 0.7, 4)
-    result = cli("improve", "--config", full.config, "--budget-usd", str(cap), "--out", tmp_path / "capped")
+
+def test_a_cap_below_the_full_cost_cuts_the_dev_run_and_proves_the_rewrites(
+    improve_project: MakeImproveProject, wordy_api: FakeAnthropic, cli: Cli
+) -> None:
+    """The proposals' and the proof's shares are kept first: the dev run spends only the rest."""
+    project = improve_project(vague=True, run={"max_tokens": 64})
+    costs = phase_costs_of(project.config)
+    cap = round(costs.kept + 2 * costs.eval_request, 4)
+    assert cap < costs.total  # below the estimate of the whole run
+
+    result = cli("improve", "--config", project.config, "--budget-usd", str(cap), "--out", project.out)
+
+    assert result.code == 2, result.err  # incomplete: the dev run did not finish
+    assert f"the dev run may spend ${cap - costs.kept:.4f}: ${costs.kept:.4f} is kept for the" in result.err
+    dev = read_results(project.out / "dev" / "dev.ndjson")
+    assert any(result.error_kind == "budget" for result in dev.results)  # the cap stopped the dev run…
+    assert any(result.error_kind is None for result in dev.results)  # …after it had sent some
+    report = report_of(project.out)
+    assert report.spent_usd is not None and report.spent_usd <= cap
+    assert report.proposals and all(p.status != "not proposed" for p in report.proposals)
+    assert report.comparison is not None and not report.comparison.preliminary
+    for arm in ("A", "B"):  # the proof ran whole, on every test fixture
+        proof = read_results(project.out / "proof" / f"{arm}.ndjson")
+        assert len(proof.results) == 30 and all(r.error_kind is None for r in proof.results)
+    pair = report.comparison.pairs[0]
+    assert pair.fixes and not pair.breaks  # the rewrites helped, proven on the whole test split
+    assert not report.not_proven
+    assert any("the dev run did not finish" in note for note in report.notes)
+
+
+def test_a_cap_below_the_proposals_and_the_proof_is_refused_before_anything_is_sent(
+    improve_project: MakeImproveProject, wordy_api: FakeAnthropic, cli: Cli
+) -> None:
+    project = improve_project(vague=True, run={"max_tokens": 64})
+    costs = phase_costs_of(project.config)
+
+    result = cli("improve", "--config", project.config, "--budget-usd", "0.02", "--out", project.out)
+
+    assert result.code == 3, result.err
+    assert wordy_api.requests == [] and not project.out.exists()
+    assert result.err.startswith(
+        "error: mcp-evals improve: a budget of $0.02 cannot pay for the proposals and the proof, which "
+        f"need ${costs.kept:,.4f} (estimates: proposals ${costs.proposals:,.4f}, proof ${costs.proof:,.4f}"
+    )
+    assert "nothing was sent" in result.err
+    assert f"hint: give --budget-usd {costs.kept:.2f} or more" in result.err
+    assert "Traceback" not in result.err
+    # the same cap, with --dry: what the live run would do, and nothing sent
+    dry = cli("improve", "--config", project.config, "--budget-usd", "0.02", "--dry")
+    assert dry.code == 0 and wordy_api.requests == []
+    below = f"budget $0.02: below the estimate of the proposals and the proof: ${costs.kept:,.4f} kept"
+    assert below in dry.out
+    assert "improve refuses it (exit 3)" in dry.out
+
+
+def test_answers_dearer_than_the_estimate_stop_the_proof_worst_pair_first_and_say_what_was_not_proven(
+    improve_project: MakeImproveProject, clean_env: pytest.MonkeyPatch, wordy: Wordy, cli: Cli
+) -> None:
+    """An API that never caches costs more than the estimate (which counts caching): the proof, kept
+    its estimated share, stops before its end; the worst pair's fixtures ran first."""
+    server = FakeAnthropic(chooser=wordy.choose, min_cacheable=10**9)
+    server.start()
+    clean_env.setenv("ANTHROPIC_API_KEY", server.key)
+    clean_env.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    try:
+        project = improve_project(vague=True, run={"max_tokens": 64})
+        costs = phase_costs_of(project.config, pairs=10)
+        cap = round(costs.kept + costs.eval_request / 2, 4)  # too little for a dev run
+        args = ["--budget-usd", str(cap), "--pairs", "10", "--out", project.out]
+
+        result = cli("improve", "--config", project.config, *args)
+    finally:
+        server.stop()
 
     assert result.code == 2, result.err  # incomplete
-    report = report_of(tmp_path / "capped")
+    assert "mcp-evals improve: no dev run: the budget keeps" in result.err
+    assert not (project.out / "dev" / "dev.ndjson").exists()
+    report = report_of(project.out)
+    assert report.targets_from.startswith("no dev run (the budget of")
     assert report.spent_usd is not None and report.spent_usd <= cap
-    assert len(wordy_api.model_requests()) - requests < requests
+    assert report.proposals and all(p.status != "not proposed" for p in report.proposals)  # all asked
+    proof = read_results(project.out / "proof" / "A.ndjson")
+    assert any(result.error_kind == "budget" for result in proof.results)  # the cap stopped the proof
     not_proven = report.not_proven
     assert not_proven, [row.verdict for row in report.verdicts]
     for row in not_proven:
         assert f"mcp-evals improve: not proven: {row.label}" in result.err
-    markdown = (tmp_path / "capped" / "improve.md").read_text("utf-8")
+    markdown = (project.out / "improve.md").read_text("utf-8")
     assert "### Not proven" in markdown and markdown.split("\n")[0].endswith(" (incomplete)")
-    proof = read_results(tmp_path / "capped" / "proof" / "A.ndjson")
-    assert any(result.error_kind == "budget" for result in proof.results)
     # the worst pair's fixtures ran first: it was proven before the cap stopped the rest
     assert report.verdicts[0].verdict != "not proven"
-
-
-def test_a_cap_spent_in_the_dev_run_proves_nothing_and_says_so(
-    improve_project: MakeImproveProject, wordy_api: FakeAnthropic, cli: Cli
-) -> None:
-    project = improve_project(vague=True, run={"max_tokens": 64})
-
-    result = cli("improve", "--config", project.config, "--budget-usd", "0.02", "--out", project.out)
-
-    assert result.code == 2, result.err  # incomplete
-    report = report_of(project.out)
-    assert report.spent_usd is not None and 0 < report.spent_usd <= 0.02
-    assert all(request.json and request.json.get("tools") for request in wordy_api.model_requests())
-    dev = read_results(project.out / "dev" / "dev.ndjson")
-    assert any(result.error_kind == "budget" for result in dev.results)  # the cap stopped the dev run
-    assert report.proposals and {p.status for p in report.proposals} == {"not proposed"}
-    assert {p.reason for p in report.proposals} == {"the budget ran out before it was asked"}
-    assert report.overall == "not proven" and report.comparison is None
-    assert report.verdict.startswith("Not proven: ") and "nothing ran on the test split" in report.verdict
-    assert report.verdicts and all(row.verdict == "not proven" for row in report.verdicts)
-    for row in report.verdicts:
-        assert f"mcp-evals improve: not proven: {row.label}" in result.err
-    assert result.out.startswith("## ⏸️ mcp-evals improve: not proven (incomplete)\n")
-    assert "· 0 rewrites · nothing run on the 30 held-out test fixtures ·" in result.out
 
 
 def test_dry_estimates_every_phase_and_sends_nothing(
@@ -201,7 +251,7 @@ def test_dry_estimates_every_phase_and_sends_nothing(
     assert re.search(r"^2\. proposals: up to 10 requests \(one per target tool\)", result.out, re.M)
     assert re.search(r"^3\. proof: 30 test fixtures × 1 sample × 2 arms .*: 60 requests$", result.out, re.M)
     assert re.search(r"^estimated cost \(prices as of [^)]+\): \$[\d.]+ \(dev run \$", result.out, re.M)
-    assert "budget $0.05: below the estimate" in result.out
+    assert "budget $0.05: below the estimate of the proposals and the proof" in result.out
 
 
 def test_a_paid_improve_needs_a_budget_cap_and_sends_nothing_without_one(

@@ -1,27 +1,35 @@
 """``mcp-evals improve``: rewrite the descriptions of the tools a model confuses, and prove the rewrite
-on held-out fixtures (see ``mcp_evals.improve``).
+on held-out fixtures (see ``mcp_evals.improve``; every decision is ``api.improve``'s).
 
-Exit codes: 0 done (whatever the verdict: the report says it) · 2 incomplete (a budget stop, an
-answer that never came: the report says which pairs were not proven) · 3 bad input, or a paid model
-without a budget cap.
+Exit codes: 0 done (whatever the verdict: the report says it; or skipped: no key) · 2 incomplete (a
+budget stop, an answer that never came: the report says which pairs were not proven) · 3 bad input,
+a paid model without a budget cap, or a cap below what the proposals and the proof need.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import os
 from pathlib import Path
 
 import click
 
-from mcp_evals.api.inputs import config_inputs, read_catalog, refuse_invalid
-from mcp_evals.cli.options import ProviderChoice, config_option, read_config, snapshot_option
+from mcp_evals.api.improve import (
+    DEFAULT_OUT,
+    ImproveRequest,
+    estimate_improve,
+    execute_improve,
+    improves,
+    plan_improve,
+)
+from mcp_evals.cli.options import config_option, read_config, snapshot_option
+from mcp_evals.cli.paid_options import paid_options
 from mcp_evals.cli.vocabulary import format_option
-from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY, ConfigError
-from mcp_evals.fixtures.load import load_fixtures
-from mcp_evals.provider_registry import FALLBACK, PROVIDERS
-from mcp_evals.wording import alternatives, plural
+from mcp_evals.errors import EXIT_OK
+from mcp_evals.run.spending import MissingKey
 
-DEFAULT_OUT = "mcp-evals-improve"
+
+def _say(line: str) -> None:
+    click.echo(line, err=True)
 
 
 @click.command()
@@ -47,23 +55,7 @@ DEFAULT_OUT = "mcp-evals-improve"
     show_default=True,
     help="For fixtures without a `split:`: the share of each tool's held out as the test split.",
 )
-@click.option(
-    "--provider",
-    type=ProviderChoice(lambda entry: entry.improves),
-    help="A model that writes text, or lexical (free: the rule-based rewriter; not a model's gain). "
-    "Default: by key, as in run.",
-)
-@click.option("--model", help="Model id (env EVAL_MODEL; default as in run).")
-@click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL).")
-@click.option(
-    "--budget-usd",
-    type=click.FloatRange(0, min_open=True),
-    help="One cap over the dev run, the proposals and the proof (env EVAL_BUDGET_USD). Required with a "
-    "paid model.",
-)
-@click.option(
-    "--concurrency", type=click.IntRange(1, 256), help="Requests in flight (env EVAL_CONCURRENCY; default 4)."
-)
+@paid_options(improves)
 @click.option("--samples", type=click.IntRange(1, 100), help="Answers per fixture and arm (default 1).")
 @click.option(
     "--out",
@@ -121,106 +113,41 @@ def improve(
     one paired run; a verdict per pair and overall. Writes improve.md and descriptions.improved.yaml
     (read by `compare --descriptions` and `validate --descriptions`); lists where each description
     is in the server's source (--apply writes it). --provider lexical runs it all free. A paid model
-    needs a budget cap. Exit 0 · 2 incomplete · 3 bad input.
+    needs a budget cap that pays for the proposals and the proof. Exit 0 · 2 incomplete · 3 bad input.
     """
-    import os
-
-    from mcp_evals.config.resolve import CONCURRENCY_VARIABLE, number_setting
-    from mcp_evals.improve.estimate import describe_improve
-    from mcp_evals.improve.loop import (
-        Evaluator,
-        ImproveSettings,
-        Outputs,
-        dry_plan,
-        report_json,
-        write_outputs,
-    )
-    from mcp_evals.improve.loop import improve as run_improve
-    from mcp_evals.run.asker import generate_options
-    from mcp_evals.run.spending import decide
-
-    config = read_config(config_path)
-    workers = number_setting(
-        concurrency, os.environ, CONCURRENCY_VARIABLE, config.run.concurrency, int, at_most=256
-    )
-    spending = decide(
-        "improve",
-        os.environ,
-        config.run,
+    request = ImproveRequest(
+        config=read_config(config_path),
+        snapshot=snapshot,
+        results=results,
+        pairs=pairs,
+        test_share=test_share,
         provider=provider,
         model=model,
         base_url=base_url,
         budget_usd=budget_usd,
-        dry=dry,
-        where=lambda item: item.improves,
-        cap="required",
-    )
-    if spending.missing_key is not None:
-        click.echo(spending.missing_key.message("improve"), err=True)
-        return EXIT_OK
-    entry = spending.choice.entry
-    if not entry.improves:
-        raise ConfigError(
-            f"mcp-evals improve needs a model that writes text, or the lexical baseline; not "
-            f"{entry.in_words}",
-            hint=f"set {alternatives(PROVIDERS.key_variables(lambda item: item.conversation))}, or run it "
-            "free with --provider lexical",
-        )
-    lexical = entry.name == FALLBACK
-    provider_settings = spending.settings(config.run, max_connections=max(4, (workers or 4) + 2))
-    if lexical:
-        provider_settings = replace(provider_settings, model="bm25")
-    catalog = read_catalog(config, snapshot)
-    fixtures = load_fixtures(config, warn=lambda text: click.echo(f"warning: {text}", err=True))
-    refuse_invalid(
-        fixtures, catalog, config, doing="improving", hint="`mcp-evals validate` lists every problem"
-    )
-    price, budget = spending.price, spending.budget_usd
-    evaluator = Evaluator(
-        spending.provider_class,
-        provider_settings,
-        generate_options(config.run),
-        price,
-        budget,
-        lexical=lexical,
-    )
-    settings = ImproveSettings(
-        pairs=pairs,
-        test_share=test_share,
-        samples=samples or config.run.samples,
-        concurrency=workers,
-        results=results,
-        sources=list(sources),
+        concurrency=concurrency,
+        samples=samples,
+        out=out,
+        sources=sources,
         apply=apply,
+        dry=dry,
+        environ=os.environ,
+        say=_say,
     )
-    if dry:
-        click.echo(
-            "\n".join(
-                describe_improve(dry_plan(config, catalog, fixtures, evaluator, settings), price, budget)
-            )
-        )
+    plan = plan_improve(request)
+    if isinstance(plan, MissingKey):
+        _say(plan.message("improve"))
         return EXIT_OK
-    outputs = Outputs(out or Path(DEFAULT_OUT))
-    outputs.check(
-        {**config_inputs(config), "the catalog snapshot": snapshot, "the results file": results},
-        dev_run=results is None,
-    )
-
-    def say(line: str) -> None:
-        click.echo(line, err=True)
-
-    say(
-        f"mcp-evals improve: {spending.name}/{provider_settings.model} · "
-        f"{plural(len(catalog.tools), 'tool')} · {plural(len(fixtures), 'fixture')}"
-        + (f" · budget ${budget:g}" if budget else "")
-    )
-    report = run_improve(config, catalog, fixtures, evaluator, settings, outputs, say=say)
-    markdown = write_outputs(report, outputs)
-    click.echo(report_json(report) if output_format == "json" else markdown, nl=False)
+    if dry:
+        click.echo("\n".join(estimate_improve(plan)))
+        return EXIT_OK
+    outcome = execute_improve(plan, say=_say)
+    report = outcome.report
+    click.echo(outcome.json if output_format == "json" else outcome.markdown, nl=False)
     for row in report.not_proven:
-        say(
+        _say(
             f"mcp-evals improve: not proven: {row.label} ({len(row.unanswered)} of its test fixtures "
             "unanswered)"
         )
-    say(f"mcp-evals improve: {report.overall} → {outputs.markdown} · {outputs.overlay}")
-    return EXIT_PRELIMINARY if report.incomplete else EXIT_OK
+    _say(f"mcp-evals improve: {report.overall} → {outcome.outputs.markdown} · {outcome.outputs.overlay}")
+    return outcome.exit_code

@@ -11,13 +11,15 @@
    split in one paired, interleaved run (``compare.execute.run_arms``), the test fixtures of the
    worst pair first, so a budget stop leaves the best-ranked pairs proven.
 
-One cap covers every phase: each spends from what the ones before left.
+One cap covers every phase, in the order ``estimate.PhaseCosts`` sets (``ImproveSettings.costs``):
+the proposals' and the proof's shares are kept first, the dev run spends only the rest, the
+proposals what leaves the proof its share, the proof all that is left; and the proposals and the
+proof send only as many requests side by side as their share holds (``estimate.in_flight``), so a
+tight cap slows them down rather than stopping them.
 """
 
 from __future__ import annotations
 
-import datetime
-import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -29,17 +31,16 @@ from mcp_evals.answers import GenerateOptions
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.compare.arms import FullArm
 from mcp_evals.compare.execute import ArmsSpend, run_arms
-from mcp_evals.compare.overlay import OVERLAY_FILE
 from mcp_evals.compare.paired import Comparison, compare_arms
 from mcp_evals.config.model import Config
-from mcp_evals.files import atomic_write, check_writable, refuse_inputs
+from mcp_evals.files import atomic_write
 from mcp_evals.fixtures.model import Fixture
-from mcp_evals.improve.check import check_proposals, overlay_of, with_proposals
-from mcp_evals.improve.estimate import DryPlan
+from mcp_evals.improve.check import check_proposals, with_proposals
+from mcp_evals.improve.estimate import DryPlan, PhaseCosts, in_flight
 from mcp_evals.improve.evidence import not_run, overall, pair_verdicts
 from mcp_evals.improve.model import ImproveReport, PairVerdict, Proposal, SourcePlace, TargetPair, ToolTarget
+from mcp_evals.improve.outputs import COMPARISON_JSON, COMPARISON_MD, DEV_ARM, Outputs
 from mcp_evals.improve.prompts import Example, Proposed, examples, held_out, parse_proposal, proposal_prompt
-from mcp_evals.improve.render import render_improve
 from mcp_evals.improve.rewrite import rewrite
 from mcp_evals.improve.source import find_descriptions, source_files, source_places
 from mcp_evals.improve.split import Split, split_fixtures
@@ -54,7 +55,7 @@ from mcp_evals.improve.targets import (
 from mcp_evals.lint.engine import lint_with_context
 from mcp_evals.providers.base import Provider, ProviderSettings
 from mcp_evals.providers.pricing import Price
-from mcp_evals.record.read import read_results
+from mcp_evals.record.read import Results, read_results
 from mcp_evals.report.comparison import render_comparison
 from mcp_evals.run.asker import Asker
 from mcp_evals.run.budget import Budget
@@ -65,11 +66,6 @@ from mcp_evals.wording import plural
 
 Say = Callable[[str], None]
 PROPOSER_MAX_TOKENS = 2048
-IMPROVE_MD = "improve.md"
-IMPROVE_JSON = "improve.json"
-COMPARISON_JSON = "comparison.json"
-COMPARISON_MD = "comparison.md"
-DEV_ARM = "dev"
 
 
 @dataclass
@@ -101,54 +97,20 @@ class ImproveSettings:
     samples: int = 1
     concurrency: int | None = None
     results: Path | None = None  # the dev answers' source; None: a run on the dev split
+    read: Results | None = None  # the results file, read already (bad input before any server starts)
     sources: list[Path] = field(default_factory=list)  # the server's source folders (default: its cwd)
     apply: bool = False
-
-
-@dataclass(frozen=True)
-class Outputs:
-    """The files ``improve`` writes, in ``out``."""
-
-    out: Path
+    # Each phase's estimate under a cap (``estimate.phase_costs``): the dev run may not spend the
+    # proposals' and the proof's shares, nor the proposals the proof's. None: each spends what is left.
+    costs: PhaseCosts | None = None
 
     @property
-    def markdown(self) -> Path:
-        return self.out / IMPROVE_MD
+    def kept_for_proof(self) -> float:
+        return self.costs.proof_kept if self.costs is not None else 0.0
 
     @property
-    def json(self) -> Path:
-        return self.out / IMPROVE_JSON
-
-    @property
-    def overlay(self) -> Path:
-        return self.out / OVERLAY_FILE
-
-    @property
-    def dev(self) -> Path:
-        return self.out / "dev"
-
-    @property
-    def proof(self) -> Path:
-        return self.out / "proof"
-
-    def all(self, *, dev_run: bool = True) -> list[Path]:
-        """Every file it writes (the dev run's only when there is one: not with ``--results``)."""
-        return [
-            self.markdown,
-            self.json,
-            self.overlay,
-            *([self.dev / f"{DEV_ARM}.ndjson"] if dev_run else []),
-            self.proof / "A.ndjson",
-            self.proof / "B.ndjson",
-            self.proof / COMPARISON_JSON,
-            self.proof / COMPARISON_MD,
-        ]
-
-    def check(self, inputs: dict[str, Path | None], *, dev_run: bool = True) -> None:
-        """Before anything is spent: no output is an input, and every one can be written."""
-        for path in self.all(dev_run=dev_run):
-            refuse_inputs(path, inputs, what="the output")
-            check_writable(path)
+    def kept(self) -> float:
+        return self.costs.kept if self.costs is not None else 0.0
 
 
 @dataclass
@@ -167,6 +129,11 @@ class Spend:
     def exhausted(self) -> bool:
         left = self.left
         return left is not None and left <= 0
+
+    def share(self, keep: float) -> float | None:
+        """What a phase may spend when ``keep`` USD stay for the phases after it (None: uncapped)."""
+        left = self.left
+        return None if left is None else max(0.0, left - keep)
 
 
 # -- the phases -------------------------------------------------------------------------------------
@@ -189,16 +156,34 @@ def _dev_run(
 ) -> tuple[dict[tuple[str, str], int], dict[str, DevAnswer], str, bool]:
     """The dev answers: (observed pairs, answers, where from, complete)."""
     if settings.results is not None:
-        return (*_from_results(settings.results, catalog, split), True)
+        return (*_from_results(settings.results, catalog, split, settings.read), True)
     if not split.dev:
         return {}, {}, "no dev fixture to run: the lint's predicted pairs only", True
+    kept = settings.kept
+    share = spend.share(kept)
+    least = settings.costs.eval_request if settings.costs is not None else 0.0
+    if share is not None and (share <= 0 or share < least):
+        say(
+            f"mcp-evals improve: no dev run: the budget keeps ${kept:.4f} for the proposals and the proof, "
+            "and leaves too little for one request of it"
+        )
+        origin = (
+            f"no dev run (the budget of ${spend.cap:g} is kept for the proposals and the proof): the lint's "
+            "predicted pairs only"
+        )
+        return {}, {}, origin, False
+    if share is not None and kept:
+        say(
+            f"mcp-evals improve: the dev run may spend ${share:.4f}: ${kept:.4f} is kept for the "
+            "proposals and the proof"
+        )
     arm = FullArm(DEV_ARM, _asker(evaluator, catalog, config), "the current catalog, on the dev split")
     records, summary = run_arms(
         config,
         [arm],
         split.dev,
         fixtures,
-        ArmsSpend(spend.left, spend.price),
+        ArmsSpend(share, spend.price),
         outputs.dev,
         samples=settings.samples,
         concurrency=settings.concurrency,
@@ -215,11 +200,12 @@ def _dev_run(
 
 
 def _from_results(
-    path: Path, catalog: Catalog, split: Split
+    path: Path, catalog: Catalog, split: Split, read: Results | None = None
 ) -> tuple[dict[tuple[str, str], int], dict[str, DevAnswer], str]:
-    """The dev answers of an earlier run's results file (its answers to test fixtures left out)."""
+    """The dev answers of an earlier run's results file (its answers to test fixtures left out;
+    ``read``: the file, when it was read already)."""
     dev_ids = {fixture.id for fixture in split.dev}
-    results = read_results(path)
+    results = read if read is not None else read_results(path)
     card = score_results(results)
     seen = sum(1 for fixture in card.fixtures if fixture.id in dev_ids)
     origin = (
@@ -289,13 +275,18 @@ def _propose_with_model(
     provider = evaluator.provider()
     options = evaluator.proposer_options
     largest = max((system + user for _, system, user in prompts), key=len)
-    budget = Budget(spend.left, spend.price, options.max_tokens, prefix=largest.encode("utf-8"))
+    share = spend.share(settings.kept_for_proof)  # the proof's share is not the proposer's to spend
+    budget = Budget(share, spend.price, options.max_tokens, prefix=largest.encode("utf-8"))
+    most = settings.concurrency or config.run.concurrency or 4
+    costs = settings.costs
     caller = Caller(
         provider,
         budget,
         RetryPolicy(max_attempts=config.run.max_attempts, max_wait=config.run.max_wait),
         options=options,
-        concurrency=settings.concurrency or config.run.concurrency or 4,
+        concurrency=most
+        if costs is None
+        else in_flight(share, costs.proposals, costs.proposer_request, most),
     )
     answers_by_tool: dict[str, Proposed | None] = {}
 
@@ -390,6 +381,8 @@ def _prove(
         ),
     ]
     planned = _order_for_proof(split.test, pairs)
+    most = settings.concurrency or config.run.concurrency or 4
+    costs = settings.costs
     records, summary = run_arms(
         config,
         arms,
@@ -398,7 +391,7 @@ def _prove(
         ArmsSpend(spend.left, spend.price),
         outputs.proof,
         samples=settings.samples,
-        concurrency=settings.concurrency,
+        concurrency=most if costs is None else in_flight(spend.left, costs.proof, costs.proof_request, most),
         command="mcp-evals improve (proof)",
         say=say,
         notes=["mcp-evals improve: the proof, on the test split the proposer never saw"],
@@ -445,6 +438,13 @@ def improve(
     observed, answers, origin, dev_complete = _dev_run(
         config, catalog, split, fixtures, evaluator, settings, spend, outputs, say
     )
+    kept = settings.kept
+    if not dev_complete and kept and spend.cap is not None:
+        notes.append(
+            f"the dev run did not finish: it may not spend the ${kept:.4f} of the ${spend.cap:g} budget "
+            "kept for the proposals and the proof, so fewer dev answers (or none) and the lint's "
+            "predictions picked the pairs"
+        )
     pairs = choose_pairs(
         Counter(observed),
         report.predicted_pairs,
@@ -556,7 +556,7 @@ def dry_plan(
     observed: dict[tuple[str, str], int] = {}
     answers: dict[str, DevAnswer] = {}
     if settings.results is not None:
-        observed, answers, _ = _from_results(settings.results, catalog, split)
+        observed, answers, _ = _from_results(settings.results, catalog, split, settings.read)
     pairs = choose_pairs(
         Counter(observed),
         report.predicted_pairs,
@@ -580,57 +580,3 @@ def dry_plan(
         proposer_max_tokens=evaluator.proposer_options.max_tokens,
         eval_max_tokens=evaluator.options.max_tokens,
     )
-
-
-# -- the files --------------------------------------------------------------------------------------
-
-
-def overlay_text(report: ImproveReport) -> str:
-    """descriptions.improved.yaml: the accepted rewrites, each with its pairs' verdicts, as an overlay."""
-    overlay = overlay_of(report.accepted)
-    verdicts: dict[str, list[str]] = {}
-    for row in report.verdicts:
-        for name in row.tools:
-            verdicts.setdefault(name, []).append(f"{row.label}: {row.verdict}")
-    lines = [
-        f"# Written by `mcp-evals improve` ({report.provider}/{report.model}) on "
-        f"{datetime.date.today().isoformat()}.",
-        f"# Overall on the test split: {report.overall}.",
-        "# Read by `mcp-evals compare --descriptions FILE` and `mcp-evals validate --descriptions FILE`.",
-    ]
-    if report.lexical:
-        lines.append(
-            "# Proposed by the rule-based rewriter and judged by the lexical baseline: not a model's gain."
-        )
-    if not overlay.descriptions:
-        return "\n".join([*lines, "descriptions: {}", ""])
-    lines.append("descriptions:")
-    for name, text in overlay.descriptions.items():
-        lines += [f"  # {line}" for line in verdicts.get(name, [])]
-        lines.append(f"  {json.dumps(name, ensure_ascii=False)}: {json.dumps(text, ensure_ascii=False)}")
-    if overlay.parameters:
-        lines.append("parameters:")
-        for name, texts in overlay.parameters.items():
-            lines.append(f"  {json.dumps(name, ensure_ascii=False)}:")
-            lines += [
-                f"    {json.dumps(parameter, ensure_ascii=False)}: {json.dumps(text, ensure_ascii=False)}"
-                for parameter, text in texts.items()
-            ]
-    return "\n".join(lines) + "\n"
-
-
-def report_json(report: ImproveReport) -> str:
-    """improve.json: the report as data (what ``--format json`` prints)."""
-    return report.model_dump_json(indent=2) + "\n"
-
-
-def write_outputs(report: ImproveReport, outputs: Outputs) -> str:
-    """improve.md, improve.json and descriptions.improved.yaml; the Markdown."""
-    markdown = render_improve(report)
-    with atomic_write(outputs.markdown) as stream:
-        stream.write(markdown)
-    with atomic_write(outputs.json) as stream:
-        stream.write(report_json(report))
-    with atomic_write(outputs.overlay) as stream:
-        stream.write(overlay_text(report))
-    return markdown

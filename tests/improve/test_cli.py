@@ -5,10 +5,12 @@ validate read."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
 import pytest
+import yaml
 
 from conftest import Cli
 from mcp_evals.cli import cli as group
@@ -101,6 +103,28 @@ def test_bad_input_is_one_message_and_exit_3_and_nothing_is_written(
 
     bad_input(result, *messages)
     assert not project.out.exists()
+
+
+@pytest.mark.parametrize("results", ["missing.ndjson", "{config}"], ids=["missing", "not results"])
+@pytest.mark.parametrize("provider", ["lexical", "anthropic"], ids=["lexical", "no key"])
+def test_a_bad_results_file_is_reported_before_any_server_starts(
+    tmp_path: Path, clean_env: pytest.MonkeyPatch, cli: Cli, results: str, provider: str
+) -> None:
+    """--results is read first: a missing or unreadable one is bad input (exit 3, the file named, what
+    to do) before the catalog is read (the server would leave a mark) or the key is looked at."""
+    marker = tmp_path / "server-started"
+    config = tmp_path / "mcp-evals.yaml"
+    server = {"name": "s", "command": sys.executable, "args": ["-c", f"open({str(marker)!r}, 'w')"]}
+    config.write_text(yaml.safe_dump({"servers": [server], "fixtures": "fixtures/*.yaml"}), "utf-8")
+    clean_env.chdir(tmp_path)
+    given = str(config) if results == "{config}" else results
+    out = tmp_path / "improved"
+
+    result = cli("improve", "--config", config, "--provider", provider, "--results", given, "--out", out)
+
+    expected = "missing.ndjson: file not found" if results == "missing.ndjson" else "mcp-evals.yaml:1:"
+    bad_input(result, expected, "hint: give the results file of an earlier `mcp-evals run`")
+    assert not marker.exists() and not out.exists()
 
 
 def test_a_typo_in_the_config_is_one_message_with_its_line(

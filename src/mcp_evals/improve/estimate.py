@@ -234,7 +234,7 @@ def budget_line(costs: PhaseCosts, budget_usd: float, *, dev_run: bool) -> str:
         )
     if costs.worst <= budget_usd:
         return f"budget ${budget_usd:g}: fits even the worst case"
-    if costs.total <= budget_usd:
+    if costs.kept + costs.dev <= budget_usd:  # the dev run's estimate fits beside the shares
         return (
             f"budget ${budget_usd:g}: fits the estimate; the run stops early (exit 2) only if answers run "
             "long"

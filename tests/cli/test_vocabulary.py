@@ -19,6 +19,7 @@ import yaml
 from conftest import Cli
 from hostile.test_outputs_over_inputs import INPUT, OUTPUT, PATH_OPTIONS
 from mcp_evals.cli import cli as group
+from mcp_evals.cli.paid_options import PAID_HELP
 from mcp_evals.cli.vocabulary import FORMATS, OLD_FORMATS, AliasedOption, DurationType, FormatChoice
 
 REPO = Path(__file__).resolve().parents[2]
@@ -98,6 +99,33 @@ def test_every_output_is_out_and_results_means_one_thing() -> None:
         elif kind != INPUT and (path, name) != ("init", "--config"):
             assert name == "--out" or name in OTHER_OUTPUTS, (path, name)
     assert {path for path, option in options() if option.opts[0] == "--results"} == set(RESULTS)
+
+
+# The commands that may call a paid model, and the ones of them that send requests side by side.
+PAID_COMMANDS = {"run", "compare", "synth", "improve", "session"}
+SIDE_BY_SIDE = PAID_COMMANDS - {"session"}
+
+
+def test_the_options_of_a_paid_model_are_written_once_and_read_the_same_everywhere() -> None:
+    """--provider, --model, --base-url, --budget-usd and --concurrency (of requests to a model) mean one
+    thing in every paid command: one help each, one type, from ``cli.paid_options``."""
+    seen: dict[str, dict[str, click.Option]] = {}
+    for path, option in options():
+        name = option.opts[0]
+        if name in PAID_HELP and (name != "--concurrency" or path in PAID_COMMANDS):
+            seen.setdefault(name, {})[path] = option
+    assert set(seen) == set(PAID_HELP)
+    for name, by_command in seen.items():
+        expected = SIDE_BY_SIDE if name == "--concurrency" else PAID_COMMANDS
+        assert set(by_command) == expected, name
+        helps = {path: option.help for path, option in by_command.items()}
+        assert helps == dict.fromkeys(expected, PAID_HELP[name]), name
+        assert len({type(option.type) for option in by_command.values()}) == 1, name
+    assert isinstance(seen["--budget-usd"]["run"].type, click.FloatRange)
+    # --provider keeps each command's own choices: the providers it can use
+    choices = {path: set(option.type.choices) for path, option in seen["--provider"].items()}  # type: ignore[attr-defined]
+    assert "replay" in choices["run"] and "replay" not in choices["compare"]
+    assert "lexical" in choices["improve"] and "lexical" not in choices["session"]
 
 
 def test_formats_come_from_one_set() -> None:

@@ -31,7 +31,8 @@ from mcp_evals.api.compare import (
     plan_compare,
     render_again,
 )
-from mcp_evals.cli.options import ProviderChoice, config_option, read_config
+from mcp_evals.cli.options import config_option, read_config
+from mcp_evals.cli.paid_options import paid_options
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY
 from mcp_evals.run.spending import MissingKey
 
@@ -55,16 +56,7 @@ from mcp_evals.run.spending import MissingKey
     "`mcp-evals improve` writes it).",
 )
 @click.option("--arms", "arms_option", metavar="LIST", help="Deliveries to compare: full,deferred,grouped.")
-@click.option("--provider", type=ProviderChoice(answers_anew), help="As in run.")
-@click.option("--model", help="Model id (env EVAL_MODEL; default as in run).")
-@click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL).")
-@click.option(
-    "--budget-usd",
-    type=click.FloatRange(0, min_open=True),
-    help="Stop before the next request could cross this many dollars (env EVAL_BUDGET_USD). Required "
-    "with a paid model.",
-)
-@click.option("--concurrency", type=click.IntRange(1, 256), help="Requests in flight (default 4).")
+@paid_options(answers_anew)
 @click.option("--samples", type=click.IntRange(1, 100), help="Answers per fixture and arm (default 1).")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N fixtures.")
 @click.option("--split", type=click.Choice(["dev", "test"]), help="Only the fixtures of this split.")

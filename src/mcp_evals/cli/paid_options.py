@@ -20,13 +20,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # The one help of each shared option (tests/cli/test_vocabulary.py holds every command to it).
 PAID_HELP = {
-    "--provider": "Default: the provider whose API key is set (anthropic, openai); docs/running.md, "
-    "Which model. The choices are those this command can use.",
+    "--provider": "Default: the one whose API key is set (docs/running.md, Which model); the choices are "
+    "those this command can use.",
     "--model": "Model id (env EVAL_MODEL; default the provider's own).",
     "--base-url": "API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL), e.g. a gateway.",
-    "--budget-usd": "One cap in dollars over every request the command sends: it stops before the next "
-    "could cross it (env EVAL_BUDGET_USD). A paid model needs one; run has a default (docs/running.md, "
-    "Budget).",
+    "--budget-usd": "Stop before the next request could cross this many dollars, over all the command "
+    "sends (env EVAL_BUDGET_USD). A paid model needs one, except in run (docs/running.md, Budget).",
     "--concurrency": "Requests in flight (env EVAL_CONCURRENCY, then run.concurrency; default 4).",
 }
 MOST_IN_FLIGHT = 256

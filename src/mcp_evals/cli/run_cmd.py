@@ -15,16 +15,15 @@ from typing import TYPE_CHECKING
 import click
 
 from mcp_evals.cli.options import (
-    ProviderChoice,
     colour_wanted,
     config_option,
     output_format,
     read_config,
     terminal_width,
 )
+from mcp_evals.cli.paid_options import paid_options
 from mcp_evals.cli.vocabulary import format_option
 from mcp_evals.errors import EXIT_OK
-from mcp_evals.provider_registry import PROVIDERS
 from mcp_evals.run.plan import EXPECT_NOTHING_CACHED
 from mcp_evals.run.results_file import DEFAULT_RESULTS
 
@@ -60,15 +59,7 @@ def show_report(outcome: ReportFiles, report_format: str | None) -> int:
 
 @click.command()
 @config_option
-@click.option("--provider", type=ProviderChoice(), help="Default: anthropic / openai by key, else lexical.")
-@click.option(
-    "--model",
-    help=f"Model id (env EVAL_MODEL; default {PROVIDERS['anthropic'].default_model} / "
-    f"{PROVIDERS['openai'].default_model}).",
-)
-@click.option(
-    "--concurrency", type=click.IntRange(1, 256), help="Requests in flight (env EVAL_CONCURRENCY; default 4)."
-)
+@paid_options()
 @click.option(
     "--limit", type=click.IntRange(1), help="Only the first N fixtures: a smoke run (env EVAL_LIMIT)."
 )
@@ -93,11 +84,6 @@ def show_report(outcome: ReportFiles, report_format: str | None) -> int:
     "--samples", type=click.IntRange(1, 100), help="Answers per fixture, for consistency (default 1)."
 )
 @click.option(
-    "--budget-usd",
-    type=click.FloatRange(0, min_open=True),
-    help="Stop before the next request could cross this many dollars (env EVAL_BUDGET_USD).",
-)
-@click.option(
     "--results",
     "results_option",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -106,7 +92,6 @@ def show_report(outcome: ReportFiles, report_format: str | None) -> int:
 @click.option("--resume", is_flag=True, help="Keep the answers the results file holds; run only the rest.")
 @click.option("--dry", is_flag=True, help="Send nothing billable: count tokens and print the estimated cost.")
 @click.option("--batch", is_flag=True, help="Use the Message Batches API (anthropic; half price, slow).")
-@click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL), e.g. a gateway.")
 @format_option(
     "text",
     "md",

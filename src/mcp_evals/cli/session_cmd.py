@@ -14,7 +14,8 @@ from pathlib import Path
 import click
 
 from mcp_evals.api.session import holds_sessions
-from mcp_evals.cli.options import ProviderChoice, config_option, read_config, snapshot_option
+from mcp_evals.cli.options import config_option, read_config, snapshot_option
+from mcp_evals.cli.paid_options import paid_options
 from mcp_evals.cli.vocabulary import format_option, out_option
 from mcp_evals.config.model import Config
 from mcp_evals.errors import EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRELIMINARY
@@ -63,14 +64,8 @@ def _say(text: str) -> None:
 @click.option("--fault", "fault", metavar="P,…", help="Fault levels in percent, e.g. 0,20 (default: all).")
 @click.option("--runs", type=click.IntRange(1, 100), default=1, show_default=True, help="Sessions per cell.")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N tasks.")
-@click.option("--provider", type=ProviderChoice(holds_sessions), help="Default: by the key present.")
-@click.option("--model", help="Model id (env EVAL_MODEL; default the provider's).")
+@paid_options(holds_sessions, concurrency=False)
 @click.option("--judge-model", help="The judge of (d), same provider (default: the task set's judge.model).")
-@click.option(
-    "--budget-usd",
-    type=click.FloatRange(0, min_open=True),
-    help="Required for a paid run: stop before the next request could cross it (env EVAL_BUDGET_USD).",
-)
 @click.option("--dry", is_flag=True, help="Play each task's script on the real server and estimate the cost.")
 @click.option(
     "--count-tokens", is_flag=True, help="Count tokens with Anthropic's free endpoint instead of estimating."
@@ -81,7 +76,6 @@ def _say(text: str) -> None:
     type=click.Path(file_okay=False, path_type=Path),
     help="Records folder (default mcp-evals-sessions).",
 )
-@click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL).")
 @click.option("--keep-sandbox", is_flag=True, help="Keep each session's sandbox folder (and say where).")
 @click.pass_context
 def session(

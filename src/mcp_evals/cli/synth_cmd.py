@@ -14,7 +14,8 @@ from pathlib import Path
 import click
 
 from mcp_evals.api.synth import SynthRequest, estimate_synth, execute_synth, plan_synth, writes_text
-from mcp_evals.cli.options import ProviderChoice, config_option, read_config, snapshot_option
+from mcp_evals.cli.options import config_option, read_config, snapshot_option
+from mcp_evals.cli.paid_options import paid_options
 from mcp_evals.errors import EXIT_OK
 from mcp_evals.run.spending import MissingKey
 from mcp_evals.synth.model import SynthSettings
@@ -53,20 +54,7 @@ from mcp_evals.synth.model import SynthSettings
     show_default=True,
     help="Share of each tool's new fixtures held out as the test split (only when the file has none).",
 )
-@click.option("--provider", type=ProviderChoice(writes_text), help="Default: by key, as in run.")
-@click.option("--model", help="Model id (env EVAL_MODEL; default as in run).")
-@click.option("--base-url", help="API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL).")
-@click.option(
-    "--budget-usd",
-    type=click.FloatRange(0, min_open=True),
-    help="Stop before the next request could cross this many dollars (env EVAL_BUDGET_USD). Required "
-    "with a paid model.",
-)
-@click.option(
-    "--concurrency",
-    type=click.IntRange(1, 64),
-    help="Requests in flight (env EVAL_CONCURRENCY, then run.concurrency; default 4).",
-)
+@paid_options(writes_text, most_in_flight=64)
 @click.option(
     "--dry",
     is_flag=True,

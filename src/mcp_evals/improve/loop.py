@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Literal
 
 import anyio
 
@@ -137,6 +138,19 @@ class Spend:
 
 
 # -- the phases -------------------------------------------------------------------------------------
+
+
+def _side_by_side(
+    config: Config, settings: ImproveSettings, share: float | None, phase: Literal["proposals", "proof"]
+) -> int:
+    """The requests a phase sends side by side: as many as asked, or under a cap as its share holds."""
+    most = settings.concurrency or config.run.concurrency or 4
+    costs = settings.costs
+    if costs is None:
+        return most
+    if phase == "proposals":
+        return in_flight(share, costs.proposals, costs.proposer_request, most)
+    return in_flight(share, costs.proof, costs.proof_request, most)
 
 
 def _asker(evaluator: Evaluator, catalog: Catalog, config: Config) -> Asker:
@@ -277,16 +291,12 @@ def _propose_with_model(
     largest = max((system + user for _, system, user in prompts), key=len)
     share = spend.share(settings.kept_for_proof)  # the proof's share is not the proposer's to spend
     budget = Budget(share, spend.price, options.max_tokens, prefix=largest.encode("utf-8"))
-    most = settings.concurrency or config.run.concurrency or 4
-    costs = settings.costs
     caller = Caller(
         provider,
         budget,
         RetryPolicy(max_attempts=config.run.max_attempts, max_wait=config.run.max_wait),
         options=options,
-        concurrency=most
-        if costs is None
-        else in_flight(share, costs.proposals, costs.proposer_request, most),
+        concurrency=_side_by_side(config, settings, share, "proposals"),
     )
     answers_by_tool: dict[str, Proposed | None] = {}
 
@@ -381,8 +391,6 @@ def _prove(
         ),
     ]
     planned = _order_for_proof(split.test, pairs)
-    most = settings.concurrency or config.run.concurrency or 4
-    costs = settings.costs
     records, summary = run_arms(
         config,
         arms,
@@ -391,7 +399,7 @@ def _prove(
         ArmsSpend(spend.left, spend.price),
         outputs.proof,
         samples=settings.samples,
-        concurrency=most if costs is None else in_flight(spend.left, costs.proof, costs.proof_request, most),
+        concurrency=_side_by_side(config, settings, spend.left, "proof"),
         command="mcp-evals improve (proof)",
         say=say,
         notes=["mcp-evals improve: the proof, on the test split the proposer never saw"],

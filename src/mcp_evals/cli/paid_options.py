@@ -15,17 +15,19 @@ import click
 
 from mcp_evals.cli.options import ProviderChoice
 from mcp_evals.provider_registry import ProviderEntry
+from mcp_evals.run.budget import DEFAULT_CAP_USD
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 # The one help of each shared option (tests/cli/test_vocabulary.py holds every command to it).
 PAID_HELP = {
-    "--provider": "Default: the one whose API key is set (docs/running.md, Which model); the choices are "
-    "those this command can use.",
+    "--provider": "Default: the one whose API key is set, else the lexical baseline where the command "
+    "takes it; the choices are those this command can use.",
     "--model": "Model id (env EVAL_MODEL; default the provider's own).",
     "--base-url": "API base URL (env ANTHROPIC_BASE_URL / OPENAI_BASE_URL), e.g. a gateway.",
     "--budget-usd": "Stop before the next request could cross this many dollars, over all the command "
-    "sends (env EVAL_BUDGET_USD). A paid model needs one, except in run (docs/running.md, Budget).",
+    f"sends (env EVAL_BUDGET_USD). A paid model needs one, except in run (its default is "
+    f"${DEFAULT_CAP_USD:g} when only a key picked the provider).",
     "--concurrency": "Requests in flight (env EVAL_CONCURRENCY, then run.concurrency; default 4).",
 }
 MOST_IN_FLIGHT = 256

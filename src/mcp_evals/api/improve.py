@@ -12,6 +12,7 @@ and the outputs checked before anything is sent. The command adds flags and a te
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -214,8 +215,9 @@ def _refuse_a_cap_below_the_proof(costs: PhaseCosts, budget: float, *, dev_run: 
         f"mcp-evals improve: a budget of ${budget:g} cannot pay for the proposals and the proof, which "
         f"need ${costs.kept:,.4f} (estimates: proposals ${costs.proposals:,.4f}, proof "
         f"${costs.proof:,.4f}, and room for one request's worst case each{dev}); nothing was sent",
-        hint=f"give --budget-usd {costs.kept:.2f} or more (the dev run spends what is above it), or "
-        "lower --pairs, --test-share or --samples; `mcp-evals improve --dry` shows every phase",
+        hint=f"give --budget-usd {math.ceil(costs.kept * 100) / 100:.2f} or more (the dev run spends what "
+        "is above it), or lower --pairs, --test-share or --samples; `mcp-evals improve --dry` shows "
+        "every phase",
     )
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from mcp_evals.api.inputs import PaidModel, config_inputs, read_catalog, refuse_invalid
+from mcp_evals.api.inputs import PaidModel, config_inputs, decide_for, read_catalog, refuse_invalid
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.compare.arms import Arm, DeferredArm, FullArm, GroupedArm, ToolSearch
 from mcp_evals.compare.estimate import describe_compare
@@ -39,7 +39,7 @@ from mcp_evals.record.read import read_results
 from mcp_evals.report.comparison import render_comparison
 from mcp_evals.run.asker import Asker, generate_options
 from mcp_evals.run.plan import plan_fixtures
-from mcp_evals.run.spending import MissingKey, decide
+from mcp_evals.run.spending import MissingKey
 from mcp_evals.wording import alternatives, plural
 
 DEFAULT_OUT = "mcp-evals-compare"
@@ -293,15 +293,10 @@ def plan_compare(request: CompareRequest) -> ComparePlan | MissingKey:
         fixtures = [fixture for fixture in fixtures if fixture.split == request.split]
         if not fixtures:
             raise ConfigError(f"--split {request.split}: no fixture has `split: {request.split}`")
-    spending = decide(
+    spending = decide_for(
         "compare",
-        environ,
+        request,
         config.run,
-        provider=request.provider,
-        model=request.model,
-        base_url=request.base_url,
-        budget_usd=request.budget_usd,
-        dry=request.dry,
         where=converses if set(kinds) - {"full"} else None,
         needs_model="The deferred and grouped arms need a model" if set(kinds) - {"full"} else None,
         cap="required",

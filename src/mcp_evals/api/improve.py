@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from mcp_evals.api.inputs import config_inputs, read_catalog, refuse_invalid
+from mcp_evals.api.inputs import config_inputs, decide_for, read_catalog, refuse_invalid
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config
 from mcp_evals.config.resolve import CONCURRENCY_VARIABLE, number_setting
@@ -33,7 +33,7 @@ from mcp_evals.improve.targets import DEFAULT_PAIRS
 from mcp_evals.provider_registry import FALLBACK, PROVIDERS, ProviderEntry
 from mcp_evals.record.read import Results, read_results
 from mcp_evals.run.asker import generate_options
-from mcp_evals.run.spending import MissingKey, Spending, decide
+from mcp_evals.run.spending import MissingKey, Spending
 from mcp_evals.wording import alternatives, plural
 
 DEFAULT_OUT = "mcp-evals-improve"
@@ -133,15 +133,10 @@ def plan_improve(request: ImproveRequest) -> ImprovePlan | MissingKey:
         request.concurrency, environ, CONCURRENCY_VARIABLE, config.run.concurrency, int, at_most=256
     )
     read = read_dev_results(request.results) if request.results is not None else None
-    spending = decide(
+    spending = decide_for(
         "improve",
-        environ,
+        request,
         config.run,
-        provider=request.provider,
-        model=request.model,
-        base_url=request.base_url,
-        budget_usd=request.budget_usd,
-        dry=request.dry,
         where=improves,
         cap="required",
     )

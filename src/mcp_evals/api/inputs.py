@@ -4,10 +4,10 @@ and the model a paid command asks."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from mcp_evals.config.model import Config
 from mcp_evals.errors import InputFileError, McpEvalsError
@@ -16,10 +16,11 @@ from mcp_evals.wording import plural
 if TYPE_CHECKING:
     from mcp_evals.answers import GenerateOptions
     from mcp_evals.catalog.model import Catalog
+    from mcp_evals.config.model import RunOptions
     from mcp_evals.fixtures.model import Fixture
     from mcp_evals.providers.base import ProviderSettings
     from mcp_evals.providers.pricing import Price
-    from mcp_evals.run.spending import Spending
+    from mcp_evals.run.spending import Capable, CapRule, Spending
 
 
 def config_inputs(config: Config) -> dict[str, Path | None]:
@@ -92,3 +93,54 @@ class PaidModel:
     @property
     def price(self) -> Price | None:
         return self.spending.price
+
+
+class AsksAModel(Protocol):
+    """What every paid command's request says about the model (its ``cli.paid_options`` flags)."""
+
+    @property
+    def provider(self) -> str | None: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def base_url(self) -> str | None: ...
+    @property
+    def budget_usd(self) -> float | None: ...
+    @property
+    def dry(self) -> bool: ...
+    @property
+    def environ(self) -> Mapping[str, str]: ...
+
+
+def decide_for(
+    command: str,
+    request: AsksAModel,
+    options: RunOptions,
+    *,
+    where: Capable | None = None,
+    needs_model: str | None = None,
+    configured_where: Capable | None = None,
+    cap: CapRule = "default",
+    budget_in_config: bool = True,
+    usage: str = "",
+) -> Spending:
+    """``run.spending.decide`` on what the request asks; the rest are the command's own rules (the
+    providers it can use, whether a cap is required, …: ``decide``'s)."""
+    from mcp_evals.run.spending import decide
+
+    return decide(
+        command,
+        request.environ,
+        options,
+        provider=request.provider,
+        model=request.model,
+        base_url=request.base_url,
+        budget_usd=request.budget_usd,
+        dry=request.dry,
+        where=where,
+        needs_model=needs_model,
+        configured_where=configured_where,
+        cap=cap,
+        budget_in_config=budget_in_config,
+        usage=usage,
+    )

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import anyio
 
-from mcp_evals.api.inputs import config_inputs, refuse_invalid
+from mcp_evals.api.inputs import config_inputs, decide_for, refuse_invalid
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.load import load_config
 from mcp_evals.config.model import Config, RunOptions
@@ -46,7 +46,7 @@ from mcp_evals.run.progress import Progress
 from mcp_evals.run.results_file import DEFAULT_RESULTS, ResultsWriter, resume_from
 from mcp_evals.run.retry import RetryPolicy
 from mcp_evals.run.runner import Runner, RunSettings, RunSummary, summarize_dropouts
-from mcp_evals.run.spending import MissingKey, Spending, decide
+from mcp_evals.run.spending import MissingKey, Spending
 from mcp_evals.suggest import Suggester, did_you_mean
 from mcp_evals.wording import plural
 
@@ -155,15 +155,10 @@ def plan_run(request: RunRequest) -> RunPlan | MissingKey:
     limit = number_setting(request.limit, environ, LIMIT_VARIABLE, None, int)
     if request.shard:
         parse_shard(request.shard)
-    spending = decide(
+    spending = decide_for(
         "run",
-        environ,
+        request,
         options,
-        provider=request.provider,
-        model=request.model,
-        base_url=request.base_url,
-        budget_usd=request.budget_usd,
-        dry=request.dry,
     )
     _refuse_inconsistent(request, spending)
     fixtures = load_fixtures(config, warn=request.warn)

@@ -16,12 +16,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mcp_evals.api.inputs import decide_for
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config, RunOptions
 from mcp_evals.errors import EXIT_OK, EXIT_PRELIMINARY
 from mcp_evals.provider_registry import ProviderEntry
 from mcp_evals.run.asker import Asker, generate_options
-from mcp_evals.run.spending import MissingKey, Spending, decide
+from mcp_evals.run.spending import MissingKey, Spending
 from mcp_evals.session.live import LiveSettings, Plan, run_dry, run_live
 from mcp_evals.session.load import arm_catalog, load_task_set, server_of
 from mcp_evals.session.model import ArmName, TaskSet
@@ -110,15 +111,10 @@ def plan_session(request: SessionRequest) -> SessionPlan | MissingKey:
     arms = choose_arms(request.arm)
     levels = choose_levels(task_set, request.fault)
     tasks = choose_tasks(task_set, request.limit)
-    spending = decide(
+    spending = decide_for(
         "session",
-        request.environ,
+        request,
         options,
-        provider=request.provider,
-        model=request.model,
-        base_url=request.base_url,
-        budget_usd=request.budget_usd,
-        dry=request.dry,
         where=holds_sessions,
         configured_where=holds_sessions,
         needs_model="Sessions need a model that calls tools",

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import anyio
 
-from mcp_evals.api.inputs import PaidModel, config_inputs, read_catalog
+from mcp_evals.api.inputs import PaidModel, config_inputs, decide_for, read_catalog
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config
 from mcp_evals.config.resolve import CONCURRENCY_VARIABLE, number_setting
@@ -29,7 +29,7 @@ from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
 from mcp_evals.run.asker import generate_options
 from mcp_evals.run.budget import Budget
 from mcp_evals.run.retry import RetryPolicy
-from mcp_evals.run.spending import MissingKey, decide
+from mcp_evals.run.spending import MissingKey
 from mcp_evals.synth.assemble import assemble
 from mcp_evals.synth.estimate import describe_synth
 from mcp_evals.synth.generate import Caller, Synthesis, included_tools, plan_asks, synthesize
@@ -154,15 +154,10 @@ def plan_synth(request: SynthRequest) -> SynthPlan | MissingKey:
     refuse_inputs(out, {**inputs, "the catalog snapshot": request.snapshot}, what="--out")
     updates(out)
     existing = read_existing(out)
-    spending = decide(
+    spending = decide_for(
         "synth",
-        environ,
+        request,
         config.run,
-        provider=request.provider,
-        model=request.model,
-        base_url=request.base_url,
-        budget_usd=request.budget_usd,
-        dry=request.dry,
         where=writes_text,
         needs_model="Synth needs a model to write queries (the lexical baseline cannot)",
         cap="required",

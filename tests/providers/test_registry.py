@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from mcp_evals.action.context import Step
 from mcp_evals.action.eval_mode import eval_provider
+from mcp_evals.action.improve_mode import improve_provider, improve_spending
 from mcp_evals.catalog.model import ServerInfo, build_catalog
 from mcp_evals.catalog.snapshot import write_snapshot
 from mcp_evals.cli import cli
@@ -76,18 +77,21 @@ def cli_choice(config: Path, keys: dict[str, str]) -> str:
     return LABELS[match.group(1)]
 
 
-def action_choice(config: Path, keys: dict[str, str]) -> str | None:
+def action_step(config: Path, keys: dict[str, str], **inputs: str) -> Step:
     environ = {"INPUT_CONFIG": config.name, "GITHUB_EVENT_NAME": "workflow_dispatch"}
     environ |= {f"INPUT_{variable.split('_')[0]}-API-KEY": value for variable, value in keys.items()}
-    inputs = read_inputs(environ)
-    step = Step(
-        inputs,
+    environ |= {f"INPUT_{name.upper()}": value for name, value in inputs.items()}
+    return Step(
+        read_inputs(environ),
         Event(name="workflow_dispatch", payload={}, repository="o/r"),
         config.parent,
         config.parent,
         environ,
     )
-    provider, skipped = eval_provider(step)
+
+
+def action_choice(config: Path, keys: dict[str, str]) -> str | None:
+    provider, skipped = eval_provider(action_step(config, keys))
     return None if skipped else provider
 
 
@@ -109,6 +113,34 @@ def test_cli_and_action_choose_the_same_provider(
     picked = choose_provider(None, configured, KEYS[keys], model).name
     expected = wanted if configured is None and wanted is not None and picked != wanted else picked
     assert from_cli == expected
+
+
+@pytest.mark.parametrize(("keys", "model", "configured"), list(itertools.product(KEYS, MODELS, CONFIGURED)))
+def test_the_action_improves_with_the_provider_it_evals_with(
+    workspace: Path, keys: str, model: str | None, configured: str | None
+) -> None:
+    """Mode improve asks the one spending policy as mode eval does: same provider, same skips."""
+    step = action_step(write_config(workspace, configured, model), KEYS[keys])
+    assert improve_provider(step) == eval_provider(step) or (
+        improve_provider(step)[0] == eval_provider(step)[0]
+        and "the paid rewrite was skipped" in str(improve_provider(step)[1])
+        and "the paid model eval was skipped" in str(eval_provider(step)[1])
+    )
+
+
+def test_the_action_improves_free_only_when_asked_and_on_a_keyless_endpoint_without_a_cap(
+    workspace: Path,
+) -> None:
+    config = write_config(workspace, None, None)
+    spending, skipped = improve_spending(action_step(config, {}))
+    assert skipped is not None and "`provider: lexical`" in skipped  # no key: a skip, not a downgrade
+    spending, skipped = improve_spending(action_step(config, {}, provider="lexical"))
+    assert skipped is None and spending.name == "lexical" and not spending.billable
+    local = action_step(config, {}, provider="openai", **{"openai-base-url": "http://127.0.0.1:8080/v1"})
+    spending, skipped = improve_spending(local)
+    assert skipped is None and spending.name == "openai" and not spending.billable  # no budget-usd needed
+    spending, skipped = improve_spending(action_step(config, {}, provider="openai"))
+    assert skipped is not None and "`openai-api-key` input is empty" in skipped
 
 
 def test_with_both_keys_the_model_decides() -> None:

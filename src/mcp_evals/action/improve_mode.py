@@ -12,12 +12,12 @@ import json
 from pathlib import Path
 
 from mcp_evals.action.context import SECTION_MAX_CHARS, ModeResult, Step, code_block, run_cli, say
-from mcp_evals.action.eval_mode import read_run_options
+from mcp_evals.action.eval_mode import decision_environment, read_run_options, skip_reason
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_PRELIMINARY
 from mcp_evals.github import scrubbed_environment
 from mcp_evals.github.workflow_commands import workflow_command
-from mcp_evals.provider_registry import FALLBACK, PROVIDERS
-from mcp_evals.providers.registry import choose_provider
+from mcp_evals.provider_registry import FALLBACK, PROVIDERS, ProviderEntry
+from mcp_evals.run.spending import Spending, choose
 
 IMPROVE_EVENTS = ("workflow_dispatch",)
 
@@ -27,23 +27,36 @@ def _refused(message: str) -> ModeResult:
     return ModeResult("improve", EXIT_BAD_INPUT, f"## ⚠️ mcp-evals improve: bad input\n\n{message}", "error")
 
 
+def _improves_with_a_model(entry: ProviderEntry) -> bool:
+    """What the Action runs without `provider: lexical`: a provider whose model writes the rewrite."""
+    return entry.improves and entry.name != FALLBACK
+
+
+def improve_spending(step: Step) -> tuple[Spending, str | None]:
+    """What the one spending policy decides for `mcp-evals improve` on what its process will see and,
+    if it cannot run, why. As in mode `eval`, a missing key is a skip, never a downgrade: the free
+    loop runs only when `provider: lexical` asks for it."""
+    inputs = step.inputs
+    spending = choose(
+        "improve",
+        decision_environment(step),
+        read_run_options(step),
+        provider=inputs.provider,
+        model=inputs.model,
+        where=_improves_with_a_model,
+        needs_model="The paid rewrite needs a model that writes text",
+    )
+    if spending.missing_key is not None:
+        return spending, skip_reason(spending.missing_key, "the paid rewrite was skipped", lexical=True)
+    return spending, None
+
+
 def improve_provider(step: Step) -> tuple[str | None, str | None]:
     """The provider improve will use and, if it cannot run, why (no key and no `provider: lexical`)."""
-    inputs = step.inputs
-    options = read_run_options(step)
-    choice = choose_provider(
-        inputs.provider, options.provider, inputs.api_keys(), inputs.model or options.model
-    )
-    if not choice.explicit and choice.name == FALLBACK:
-        return None, (
-            "no API key was given, so the paid rewrite was skipped. Pass "
-            "`anthropic-api-key: ${{ secrets.ANTHROPIC_API_KEY }}` (or `openai-api-key`) with `budget-usd`, "
-            "or `provider: lexical` for the free loop (the lexical baseline: its gains are not a model's)."
-        )
-    keyless_endpoint = choice.name == "openai" and inputs.openai_base_url
-    if choice.entry.paid and choice.key is None and not keyless_endpoint:
-        return choice.name, f"the `{choice.name}-api-key` input is empty, so the paid rewrite was skipped."
-    return choice.name, None
+    spending, skip = improve_spending(step)
+    if spending.missing_key is not None:
+        return spending.missing_key.provider, skip
+    return spending.name, None
 
 
 def run_improve_mode(step: Step) -> ModeResult:
@@ -59,14 +72,13 @@ def run_improve_mode(step: Step) -> ModeResult:
         return _refused(
             f"mode `improve` needs a model that writes text, or `provider: lexical`; not `{inputs.provider}`."
         )
-    provider, skip = improve_provider(step)
+    spending, skip = improve_spending(step)
     if skip is not None:
         say(workflow_command("notice", skip, title="mcp-evals improve skipped"))
         return ModeResult(
             "improve", EXIT_OK, f"## ⏭️ mcp-evals improve: skipped\n\nSkipped: {skip}", "skipped"
         )
-    assert provider is not None
-    paid = PROVIDERS[provider].paid
+    provider, paid = spending.name, spending.billable
     if paid and inputs.budget_usd is None and read_run_options(step).budget_usd is None:
         return _refused(
             "mode `improve` with a paid model needs the `budget-usd` input (or `run.budget_usd` in the "

@@ -85,6 +85,12 @@ def sub(
 _TIMED_OUT: dict[tuple[str, int, str], float] = {}
 
 
+def is_simple(pattern: str, flags: int = 0) -> bool:
+    """Whether ``pattern`` surely matches in linear time, so it may run in the caller's thread (as
+    ``search`` runs it). ``re.error`` when the pattern does not compile."""
+    return _is_simple(pattern, flags)
+
+
 @lru_cache(maxsize=512)
 def _is_simple(pattern: str, flags: int) -> bool:
     """At most one repetition, of something that neither repeats nor branches, and no backreference:

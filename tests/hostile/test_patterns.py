@@ -48,7 +48,7 @@ def test_a_catastrophic_pattern_is_stopped_at_its_limit_and_the_worker_recovers(
     ],
 )
 def test_only_patterns_that_cannot_backtrack_much_run_in_the_caller(pattern: str, simple: bool) -> None:
-    assert patterns._is_simple(pattern, 0) is simple
+    assert patterns.is_simple(pattern) is simple
 
 
 def test_a_fixture_matcher_that_never_ends_is_an_argument_problem_not_a_hang() -> None:

@@ -42,6 +42,16 @@ class OutsideReference(UnusableSchema):
         self.reference = reference
 
 
+class SlowPattern(UnusableSchema):
+    """A regular expression of the schema that ran past its time limit on the value being checked:
+    neither the value's fault nor plainly the schema's, so callers that check a user's value say
+    the value was not checked, and why."""
+
+    def __init__(self, timeout: patterns.PatternTimeout) -> None:
+        super().__init__(f"the schema cannot be used ({timeout})")
+        self.timeout = timeout
+
+
 def _refuse(uri: str) -> referencing.Resource[Any]:
     raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
@@ -184,14 +194,17 @@ def check_schema(schema: Any) -> None:
 
 
 def iter_errors(compiled: Any, value: Any) -> Iterator[jsonschema.ValidationError]:
-    """``compiled.iter_errors(value)``; a reference that leaves the document is ``OutsideReference``,
-    any other failure of the schema itself ``UnusableSchema``."""
+    """``compiled.iter_errors(value)``; a reference that leaves the document is ``OutsideReference``, a
+    regular expression over its time limit ``SlowPattern``, any other failure of the schema itself
+    ``UnusableSchema``."""
     try:
         yield from compiled.iter_errors(value)
     except referencing.exceptions.Unresolvable as error:
         raise OutsideReference(str(getattr(error, "ref", error))) from None
     except UnusableSchema:
         raise
+    except patterns.PatternTimeout as timeout:
+        raise SlowPattern(timeout) from None
     except Exception as error:  # the server's schema: a keyword of the wrong shape, an unknown type
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise UnusableSchema(f"the schema cannot be used ({first})") from None

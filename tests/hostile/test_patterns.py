@@ -129,3 +129,97 @@ def test_lint_probe_waits_the_servers_timeout_not_a_fixed_30_seconds(
     result = cli("lint", "--config", config, "--probe")  # was "within 30 s", whatever the config said
     assert "Traceback" not in result.err
     assert "no answer to tools/call 'lookup' within 10 s" in result.out, result.out
+
+
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+DRAFT_2019 = "https://json-schema.org/draft/2019-09/schema"
+
+
+@pytest.mark.parametrize(
+    ("keyword", "schema"),
+    [
+        ("patternProperties", {"patternProperties": {EVIL: {}}}),
+        # each keyword first in its schema: it is the one that meets the pattern (no other one's
+        # timeout, no remembered one, hides it: every case has a name of its own)
+        ("additionalProperties", {"additionalProperties": False, "patternProperties": {EVIL: {}}}),
+        (
+            "additionalProperties (draft-07)",
+            {"$schema": DRAFT_07, "additionalProperties": {}, "patternProperties": {EVIL: {}}},
+        ),
+        ("propertyNames", {"propertyNames": {"pattern": EVIL}}),
+        (
+            "unevaluatedProperties",
+            {"unevaluatedProperties": False, "patternProperties": {EVIL: {}}},
+        ),
+        (
+            "unevaluatedProperties (2019-09)",
+            {
+                "$schema": DRAFT_2019,
+                "unevaluatedProperties": False,
+                "$ref": "#/$defs/named",  # followed by jsonschema's own walk, which searches in-thread
+                "$defs": {"named": {"patternProperties": {EVIL: {}}}},
+            },
+        ),
+    ],
+)
+def test_every_schema_keyword_that_runs_a_servers_pattern_on_a_name_is_time_bounded(
+    keyword: str, schema: dict[str, object]
+) -> None:
+    from mcp_evals import schema_refs
+
+    name = "a" * (40 + len(keyword)) + "!"  # a name no other case met
+    started = time.monotonic()
+    with pytest.raises(
+        schema_refs.SlowPattern, match=r"the regular expression /\^\(a\+\)\+\$/ took longer than 2 s"
+    ):
+        schema_refs.errors({"type": "object", **schema}, {name: 1})
+    assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize(
+    ("schema", "value"),
+    [
+        (
+            {
+                "patternProperties": {"^x-": {"type": "integer"}, r"^y\d+z+$": {}},
+                "additionalProperties": False,
+            },
+            {"x-a": "s", "q": 1, "y1zz": 0},
+        ),
+        ({"properties": {"a": {}}, "additionalProperties": False}, {"q": 1, "r": 2}),
+        ({"properties": {"a": {}}, "additionalProperties": {"type": "string"}}, {"a": 1, "r": 2}),
+        ({"patternProperties": {"^x-": {}, "(a)": {}}, "additionalProperties": False}, {"x-1": 1, "zz": 2}),
+        ({"patternProperties": {r"^(\w+-)+\d$": {"type": "integer"}}}, {"ab-cd-1": "s", "ab": 1}),
+        ({"patternProperties": {r"^x-\d+$": {}}, "unevaluatedProperties": False}, {"x-12": 1, "q": 1}),
+        (
+            {
+                "$schema": DRAFT_2019,
+                "allOf": [{"patternProperties": {"^x": {}}}],
+                "unevaluatedProperties": False,
+            },
+            {"xa": 1, "b": 1},
+        ),
+        (
+            {
+                "$schema": DRAFT_07,
+                "patternProperties": {"^x": {"type": "string"}},
+                "additionalProperties": False,
+            },
+            {"xa": 1, "b": 1},
+        ),
+        ({"propertyNames": {"pattern": r"^[a-z]+(_[a-z]+)*$"}}, {"snake_case": 1, "Camel": 2}),
+    ],
+)
+def test_the_bounded_keywords_say_what_jsonschema_says(schema: dict[str, object], value: object) -> None:
+    """The same verdicts and messages as jsonschema's own keywords on patterns that end quickly."""
+    import jsonschema
+
+    from mcp_evals import schema_refs
+
+    def messages(errors: list[jsonschema.ValidationError]) -> list[tuple[str, list[object]]]:
+        return sorted((error.message, list(error.absolute_path)) for error in errors)
+
+    plain = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
+    expected = messages(list(plain.iter_errors(value)))
+    assert expected, "each case breaks the schema somewhere"
+    assert messages(schema_refs.errors(schema, value)) == expected

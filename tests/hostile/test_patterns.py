@@ -13,6 +13,8 @@ import pytest
 from conftest import Cli
 from fakes.fake_anthropic import Call, FakeAnthropic, Text
 from mcp_evals import patterns
+from mcp_evals.record.read import read_results
+from mcp_evals.score import score_results
 from mcp_evals.score.arguments import match_value
 from mcp_evals.session.metrics import check_answer
 from mcp_evals.session.model import AnswerCheck
@@ -223,3 +225,99 @@ def test_the_bounded_keywords_say_what_jsonschema_says(schema: dict[str, object]
     expected = messages(list(plain.iter_errors(value)))
     assert expected, "each case breaks the schema somewhere"
     assert messages(schema_refs.errors(schema, value)) == expected
+
+
+def labelled(pattern: str) -> dict[str, object]:
+    """A tool whose one parameter is a mapping with keys named by the server's pattern."""
+    labels = {
+        "type": "object",
+        "patternProperties": {pattern: {"type": "string"}},
+        "additionalProperties": False,
+    }
+    return tool("tag", {"labels": labels})
+
+
+def test_validate_meets_a_servers_catastrophic_patternProperties_with_a_warning_in_time(
+    hostile: HostileProject, cli: Cli
+) -> None:
+    """A fixture key the server's pattern backtracks on: `validate` says that key is not checked, naming
+    the pattern, and ends (it would have searched that key for hours had it consulted the pattern
+    unbounded; before, it never consulted patternProperties at all)."""
+    hostile.serve([labelled(EVIL), tool("code", {"value": {"type": "string", "pattern": EVIL}})])
+    key = "a" * 36 + "!"
+    config = hostile.configure(
+        [
+            {
+                "id": "f1",
+                "query": "Tag it",
+                "expected_tools": ["tag"],
+                "expected_args": {"labels": {key: "x"}},
+            },
+            {
+                "id": "f2",
+                "query": "Code it",
+                "expected_tools": ["code"],
+                "expected_args": {"value": key + "?"},
+            },
+        ]
+    )
+    started = time.monotonic()
+    result = cli("validate", "--config", config)
+    assert time.monotonic() - started < 30
+    assert "Traceback" not in result.err
+    assert result.code == 0, result.out + result.err  # warnings: the fixtures are not wrong
+    shown = result.out + result.err
+    assert shown.count("slow-pattern") == 2, shown
+    assert f"the key {key!r} is not checked against tag's 'labels'" in shown
+    assert f"{key + '?'!r} is not checked against code's 'value'" in shown
+    assert "the regular expression /^(a+)+$/ took longer than 2 s and was stopped" in shown
+
+
+def test_scoring_a_call_against_a_catastrophic_patternProperties_is_not_checked_in_time(
+    hostile: HostileProject, cli: Cli, anthropic_fake: FakeAnthropic, tmp_path: Path
+) -> None:
+    """The model's arguments meet the server's schema when scored: a key the server's pattern
+    backtracks on leaves the schema not checked (a note, not a failed call), and the run ends."""
+    hostile.serve([labelled(EVIL)])
+    key = "a" * 37 + "!"
+    config = hostile.configure(
+        [
+            {
+                "id": "f1",
+                "query": "Tag it",
+                "expected_tools": ["tag"],
+                "expected_args": {"labels": {"any": True}},
+            }
+        ]
+    )
+    anthropic_fake.answers["Tag it"] = Call("tag", {"labels": {key: "x"}})
+    results = tmp_path / "r.ndjson"
+    started = time.monotonic()
+    ran = cli("run", "--config", config, "--results", results)
+    assert time.monotonic() - started < 60
+    assert "Traceback" not in ran.err
+    assert ran.code in (0, 1), ran.out + ran.err
+    [fixture] = score_results(read_results(results)).fixtures
+    [sample] = fixture.samples
+    assert sample.outcome == "correct_call" and sample.args_ok, sample
+    [note] = sample.argument_problems
+    assert note.startswith(
+        "schema not checked: the schema cannot be used (the regular expression /^(a+)+$/ took"
+    )
+
+
+def test_contract_validate_says_a_step_input_is_not_checked_when_the_servers_pattern_never_ends(
+    hostile: HostileProject, cli: Cli
+) -> None:
+    hostile.serve([labelled(EVIL)])
+    hostile.configure()
+    key = "a" * 38 + "!"
+    hostile.case("tag", [{"id": "a", "tool": "tag", "input": {"labels": {key: "x"}}}])
+    started = time.monotonic()
+    result = cli("contract", "validate", "--config", hostile.config)
+    assert time.monotonic() - started < 30
+    assert "Traceback" not in result.err
+    assert result.code == 1, result.out + result.err
+    assert "'tag': input not checked: the schema cannot be used (the regular expression /^(a+)+$/ took" in (
+        result.out + result.err
+    )

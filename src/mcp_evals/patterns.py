@@ -100,7 +100,11 @@ def _is_simple(pattern: str, flags: int) -> bool:
     ``re.error`` (raised here) when the pattern does not compile.
     """
     repeats: list[list[Any]] = []
-    if not _walk(list(_parser.parse(pattern, flags)), repeats):
+    try:
+        parsed = list(_parser.parse(pattern, flags))
+    except RecursionError:  # groups nested thousands deep: `re` itself cannot compile it either
+        raise re.error("the pattern nests groups too deeply", pattern) from None
+    if not _walk(parsed, repeats):
         return False
     return len(repeats) <= 1 and all(_walk(body, None) and not _branches(body) for body in repeats)
 

@@ -150,22 +150,20 @@ def _bounded(cls: Any, risky: frozenset[str] = frozenset()) -> Any:
 def _risky_patterns(schema: Any) -> frozenset[str]:
     """The ``patternProperties`` keys anywhere in ``schema`` that could backtrack (``patterns``' test),
     when it uses ``unevaluatedProperties`` at all; a key that does not compile is jsonschema's error."""
-    found: set[str] = set()
+    named: set[str] = set()
     unevaluated = False
     stack = [schema]
-    seen = 0
-    while stack and seen < 100_000:
+    while stack:  # a parsed JSON document: a tree, so the walk ends
         node = stack.pop()
-        seen += 1
         if isinstance(node, dict):
             unevaluated = unevaluated or "unevaluatedProperties" in node
-            named = node.get("patternProperties")
-            if isinstance(named, dict):
-                found.update(key for key in named if isinstance(key, str) and not _simple(key))
+            keyed = node.get("patternProperties")
+            if isinstance(keyed, dict):
+                named.update(key for key in keyed if isinstance(key, str))
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-    return frozenset(found) if unevaluated else frozenset()
+    return frozenset(key for key in named if not _simple(key)) if unevaluated else frozenset()
 
 
 def _simple(pattern: str) -> bool:
@@ -183,14 +181,25 @@ def validator(schema: Any, *, check: bool = False) -> Any:
     """
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     if check:
-        cls.check_schema(schema)
+        check_schema(schema)
     return _bounded(cls, _risky_patterns(schema))(schema, registry=_LOCAL_ONLY)
 
 
 def check_schema(schema: Any) -> None:
-    """``jsonschema.SchemaError`` when ``schema`` is not valid JSON Schema; the metaschema is bundled."""
+    """``jsonschema.SchemaError`` when ``schema`` is not valid JSON Schema; the metaschema is bundled.
+
+    A schema that breaks the check itself (a regular expression nested thousands deep overflows the
+    parser that checks its ``format: regex``) is a ``SchemaError`` too, never a traceback.
+    """
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    cls.check_schema(schema)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError:
+        raise
+    except RecursionError:
+        raise jsonschema.SchemaError(
+            "it nests too deeply to be checked (a regular expression or sub-schema thousands of levels deep)"
+        ) from None
 
 
 def iter_errors(compiled: Any, value: Any) -> Iterator[jsonschema.ValidationError]:

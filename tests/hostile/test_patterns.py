@@ -18,6 +18,7 @@ from mcp_evals.score import score_results
 from mcp_evals.score.arguments import match_value
 from mcp_evals.session.metrics import check_answer
 from mcp_evals.session.model import AnswerCheck
+from support.validate_helpers import catalog_of, wire_tool
 
 from .conftest import HostileProject, tool
 
@@ -321,3 +322,26 @@ def test_contract_validate_says_a_step_input_is_not_checked_when_the_servers_pat
     assert "'tag': input not checked: the schema cannot be used (the regular expression /^(a+)+$/ took" in (
         result.out + result.err
     )
+
+
+def test_a_pattern_nested_thousands_deep_is_a_clear_error_never_a_recursion_traceback() -> None:
+    """`re`'s parser recurses once per group: a server's pattern of 3,000 nested groups overflowed it
+    (RecursionError) in the metaschema check, the scoring validator and validate's fast path."""
+    import jsonschema
+
+    from mcp_evals import schema_refs
+    from mcp_evals.fixtures.validate.schema_check import SchemaChecks
+    from mcp_evals.score.arguments import SchemaValidators
+
+    deep = "(" * 3000 + "a" + ")" * 3000
+    with pytest.raises(re.error, match="nests groups too deeply"):
+        patterns.search(deep, "a")
+    for schema in ({"type": "object", "patternProperties": {deep: {}}}, {"type": "string", "pattern": deep}):
+        with pytest.raises(jsonschema.SchemaError, match="nests too deeply to be checked"):
+            schema_refs.check_schema(schema)
+        with pytest.raises(schema_refs.UnusableSchema, match="nests groups too deeply"):
+            schema_refs.errors(schema, {"a": 1} if "patternProperties" in schema else "a")
+    [tool] = catalog_of(wire_tool("code", v={"type": "string", "pattern": deep})).tools
+    validator, problem = SchemaValidators().validator(tool)
+    assert validator is None and problem is not None and "nests too deeply" in problem
+    assert SchemaChecks().errors(tool, "v", "a") is None  # not checked; the linter's business

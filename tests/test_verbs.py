@@ -50,10 +50,7 @@ def test_no_other_module_keeps_a_verb_list_of_its_own() -> None:
             if isinstance(node, ast.Assign | ast.AnnAssign):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 names = [target.id for target in targets if isinstance(target, ast.Name)]
-                if any(
-                    re.fullmatch(r"_?(TOOL_)?VERBS|VERB_\w+|SYNONYM|_KINDS", name)
-                    for name in names
-                ):
+                if any(re.fullmatch(r"_?(TOOL_)?VERBS|VERB_\w+|SYNONYM|_KINDS", name) for name in names):
                     offenders.append(f"{path.relative_to(SOURCE)}: {names}")
     assert offenders == []
 

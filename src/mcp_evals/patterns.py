@@ -85,6 +85,15 @@ def sub(
 _TIMED_OUT: dict[tuple[str, int, str], float] = {}
 
 
+def check(pattern: str, flags: int = 0) -> None:
+    """``re.error`` when ``pattern`` does not compile, also when it nests groups thousands deep: ``re``'s
+    parser then overflows Python's stack (a RecursionError, a traceback where a message is due)."""
+    try:
+        re.compile(pattern, flags)
+    except RecursionError:
+        raise re.error("the pattern nests groups too deeply", pattern) from None
+
+
 def is_simple(pattern: str, flags: int = 0) -> bool:
     """Whether ``pattern`` surely matches in linear time, so it may run in the caller's thread (as
     ``search`` runs it). ``re.error`` when the pattern does not compile."""

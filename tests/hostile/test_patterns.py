@@ -345,3 +345,30 @@ def test_a_pattern_nested_thousands_deep_is_a_clear_error_never_a_recursion_trac
     validator, problem = SchemaValidators().validator(tool)
     assert validator is None and problem is not None and "nests too deeply" in problem
     assert SchemaChecks().errors(tool, "v", "a") is None  # not checked; the linter's business
+
+
+def test_a_users_pattern_nested_thousands_deep_is_refused_with_a_message_never_a_traceback() -> None:
+    """Where a case, a task set or a fixture's pattern is checked on load, `re`'s RecursionError (which
+    pydantic passes through as a traceback) is the same refusal as any pattern that does not compile."""
+    import pydantic
+
+    from mcp_evals.contract.model import Expect, SnapshotOptions
+    from mcp_evals.session.model import AnswerCheck
+
+    deep = "(" * 3000 + "a" + ")" * 3000
+    with pytest.raises(re.error, match="nests groups too deeply"):
+        patterns.check(deep)
+    patterns.check(r"^\d+$")
+    for model, field in (
+        (Expect, {"output_matches": deep}),
+        (SnapshotOptions, {"mask_patterns": [deep]}),
+        (AnswerCheck, {"regex": deep}),
+    ):
+        with pytest.raises(pydantic.ValidationError, match="nests groups too deeply"):
+            model.model_validate(field)
+    [code] = catalog_of(wire_tool("code", v="string")).tools
+    from mcp_evals.fixtures.model import parse_expected
+    from mcp_evals.fixtures.validate.schema_check import SchemaChecks
+
+    [(path, message)] = SchemaChecks().check("v", parse_expected({"regex": deep}), [code])
+    assert path == "v" and "does not compile (the pattern nests groups too deeply)" in message

@@ -153,8 +153,13 @@ def _risky_patterns(schema: Any) -> frozenset[str]:
     named: set[str] = set()
     unevaluated = False
     stack = [schema]
-    while stack:  # a parsed JSON document: a tree, so the walk ends
+    seen: set[int] = set()  # YAML aliases share a node, or make it hold itself: each is walked once
+    while stack:
         node = stack.pop()
+        if isinstance(node, dict | list):
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
         if isinstance(node, dict):
             unevaluated = unevaluated or "unevaluatedProperties" in node
             keyed = node.get("patternProperties")

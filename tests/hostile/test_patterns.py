@@ -372,3 +372,21 @@ def test_a_users_pattern_nested_thousands_deep_is_refused_with_a_message_never_a
 
     [(path, message)] = SchemaChecks().check("v", parse_expected({"regex": deep}), [code])
     assert path == "v" and "does not compile (the pattern nests groups too deeply)" in message
+
+
+def test_a_schema_whose_yaml_aliases_hold_themselves_is_walked_once() -> None:
+    """A contract case's `schema_match` is YAML: an alias may make a node hold itself, or be shared a
+    billion times over. The search for patterns to bound walks each node once, and ends."""
+    import yaml
+
+    from mcp_evals import schema_refs
+
+    looped = yaml.safe_load("a: &a {type: object, unevaluatedProperties: false, allOf: [*a]}")["a"]
+    with pytest.raises(schema_refs.UnusableSchema):
+        schema_refs.errors(looped, {"x": 1})
+    levels = ["l0: &l0 {patternProperties: {'^(a+)+$': {}}, unevaluatedProperties: false}"]
+    levels += [f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 10)}]" for n in range(1, 10)]
+    shared = yaml.safe_load("\n".join(levels))["l9"]  # 10⁹ paths to one node
+    started = time.monotonic()
+    schema_refs.validator({"allOf": shared})
+    assert time.monotonic() - started < 5

@@ -85,6 +85,21 @@ def sub(
 _TIMED_OUT: dict[tuple[str, int, str], float] = {}
 
 
+def check(pattern: str, flags: int = 0) -> None:
+    """``re.error`` when ``pattern`` does not compile, also when it nests groups thousands deep: ``re``'s
+    parser then overflows Python's stack (a RecursionError, a traceback where a message is due)."""
+    try:
+        re.compile(pattern, flags)
+    except RecursionError:
+        raise re.error("the pattern nests groups too deeply", pattern) from None
+
+
+def is_simple(pattern: str, flags: int = 0) -> bool:
+    """Whether ``pattern`` surely matches in linear time, so it may run in the caller's thread (as
+    ``search`` runs it). ``re.error`` when the pattern does not compile."""
+    return _is_simple(pattern, flags)
+
+
 @lru_cache(maxsize=512)
 def _is_simple(pattern: str, flags: int) -> bool:
     """At most one repetition, of something that neither repeats nor branches, and no backreference:
@@ -94,7 +109,11 @@ def _is_simple(pattern: str, flags: int) -> bool:
     ``re.error`` (raised here) when the pattern does not compile.
     """
     repeats: list[list[Any]] = []
-    if not _walk(list(_parser.parse(pattern, flags)), repeats):
+    try:
+        parsed = list(_parser.parse(pattern, flags))
+    except RecursionError:  # groups nested thousands deep: `re` itself cannot compile it either
+        raise re.error("the pattern nests groups too deeply", pattern) from None
+    if not _walk(parsed, repeats):
         return False
     return len(repeats) <= 1 and all(_walk(body, None) and not _branches(body) for body in repeats)
 

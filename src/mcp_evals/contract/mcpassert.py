@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mcp_evals.contract.model import ASSERTION_KINDS
+from mcp_evals.patterns import check as check_pattern
 
 PEER = "mcp-assert"
 # The keys that make a file an mcp-assert assertion (ours has `steps` instead).
@@ -288,7 +289,7 @@ def _expect(block: dict[str, Any], where: str, notes: Converted) -> dict[str, An
         elif key == "matches_regex" and value:
             for pattern in value:
                 try:
-                    re.compile(str(pattern))
+                    check_pattern(str(pattern))
                 except re.error as error:
                     notes.refused.append(f"{where}.matches_regex {pattern!r} (not a Python pattern: {error})")
                     continue

@@ -24,6 +24,7 @@ from mcp_evals.config.isolation import (
 from mcp_evals.config.model import ServerConfig, StrictModel
 from mcp_evals.config.unions import ByShape
 from mcp_evals.durations import Seconds
+from mcp_evals.patterns import check as check_pattern
 from mcp_evals.strict import FileModel
 
 CONTRACT_SCHEMA_VERSION = "mcp-evals.contract/1"
@@ -159,7 +160,7 @@ class SnapshotOptions(StrictModel):
     def _patterns(cls, patterns: list[str]) -> list[str]:
         for pattern in patterns:
             try:
-                re.compile(pattern)
+                check_pattern(pattern)
             except re.error as error:
                 raise ValueError(f"{pattern!r} is not a valid regular expression: {error}") from None
         return patterns
@@ -209,7 +210,7 @@ class Expect(StrictModel):
     def _compiles(cls, pattern: str | None) -> str | None:
         if pattern is not None:
             try:
-                re.compile(pattern)
+                check_pattern(pattern)
             except re.error as error:
                 raise ValueError(f"not a valid regular expression: {error}") from None
         return pattern

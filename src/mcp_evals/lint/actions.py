@@ -24,25 +24,12 @@ from dataclasses import dataclass
 
 from mcp_evals.catalog.model import Tool
 from mcp_evals.lint.model import Relation
-from mcp_evals.lint.text import SYNONYM
 from mcp_evals.text import name_parts, stem
+from mcp_evals.verbs import KIND, SYNONYM
 
-# The kind of each action verb. "read" changes nothing; the others write (and "write", for a tool that
-# declares it is not read-only but whose verb is unknown).
-_KINDS = {
-    "read": "get fetch read retrieve load show view describe obtain list enumerate browse search find query "
-    "lookup locate seek discover check verify validate inspect count download export scrape extract parse "
-    "summarize analyze compare preview poll",
-    "create": "create add new make insert post register write upload import submit send reply publish push "
-    "fork comment save store generate invite",
-    "update": "update edit modify change set patch alter rename move replace merge toggle enable disable "
-    "assign configure mark reorder",
-    "delete": "delete remove destroy drop erase purge clear unregister revoke",
-    "start": "run execute invoke call perform trigger start launch queue schedule",
-    "stop": "stop cancel abort kill halt terminate",
-}
-VERB_KIND: dict[str, str] = {verb: kind for kind, verbs in _KINDS.items() for verb in verbs.split()}
-# Writes that undo one another; a read against any write is opposed as well.
+# A verb's kind is verbs.KIND (read, create, update, delete, start, stop); a tool whose verb is unknown
+# but that declares it is not read-only is of kind "write". Writes that undo one another; a read against
+# any write is opposed as well.
 OPPOSITE_KINDS = frozenset({frozenset({"create", "delete"}), frozenset({"start", "stop"})})
 # Name and parameter words that say which value, not which thing: "channel_id" is about a channel.
 _HANDLE_WORDS = frozenset(
@@ -82,7 +69,7 @@ def verb_of(word: str) -> str | None:
         candidates.append(lowered[:-1])
     if lowered.endswith("ing"):
         candidates += [lowered[:-3], lowered[:-3] + "e"]
-    return next((candidate for candidate in candidates if candidate in VERB_KIND), None)
+    return next((candidate for candidate in candidates if candidate in KIND), None)
 
 
 def _opening(description: str) -> list[str]:
@@ -126,7 +113,7 @@ def action_of(tool: Tool, common: frozenset[str] = frozenset()) -> Action:
         }
     if raw is None:
         return Action(verb=None, kind=_declared_kind(tool), objects=frozenset(objects))
-    return Action(verb=SYNONYM.get(raw, raw), kind=VERB_KIND[raw], objects=frozenset(objects))
+    return Action(verb=SYNONYM.get(raw, raw), kind=KIND[raw], objects=frozenset(objects))
 
 
 def _declared_kind(tool: Tool) -> str | None:

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from mcp_evals.text import name_parts, stem
+from mcp_evals.verbs import SYNONYM
 
 # How much a character says, in Latin-script characters: a Han character is about a word (English
 # averages ~5 letters and a space per word, a Chinese sentence ~1.5 characters per word), a kana or
@@ -33,24 +34,6 @@ def text_length(text: str) -> int:
     han = len(_HAN.findall(text))
     syllables = len(_KANA_HANGUL.findall(text))
     return len(text) + (HAN_WEIGHT - 1) * han + (KANA_HANGUL_WEIGHT - 1) * syllables
-
-
-# Verbs a model reads as the same action: each maps to the first of its group.
-VERB_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("get", "fetch", "read", "retrieve", "load", "show", "view", "describe", "obtain"),
-    ("search", "find", "query", "lookup", "locate", "seek", "discover"),
-    ("list", "enumerate", "browse"),
-    ("create", "add", "new", "make", "insert", "post", "register"),
-    ("update", "edit", "modify", "change", "set", "patch", "alter"),
-    ("delete", "remove", "destroy", "drop", "erase", "purge"),
-    ("run", "execute", "invoke", "call", "perform", "trigger", "start", "launch"),
-    ("send", "publish", "notify"),
-    ("check", "verify", "validate", "test", "inspect"),
-)
-SYNONYM: dict[str, str] = {}
-for _group in VERB_GROUPS:
-    for _verb in _group:
-        SYNONYM.setdefault(_verb, _group[0])
 
 
 def canonical_parts(name: str) -> tuple[str, ...]:

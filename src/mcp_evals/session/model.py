@@ -18,6 +18,7 @@ from mcp_evals.config.isolation import HookEntry, StateEntry, setup_field, state
 from mcp_evals.config.unions import ByShape
 from mcp_evals.contract.model import CaseServer
 from mcp_evals.durations import Seconds
+from mcp_evals.patterns import check as check_pattern
 from mcp_evals.strict import FileModel, StrictModel
 
 TASK_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -67,7 +68,7 @@ class AnswerCheck(StrictModel):
     def _compiles(cls, value: str | None) -> str | None:
         if value is not None:
             try:
-                re.compile(value)
+                check_pattern(value)
             except re.error as error:
                 raise ValueError(f"the regular expression does not compile: {error}") from None
         return value
@@ -253,7 +254,7 @@ class TaskSet(FileModel):
     @classmethod
     def _pattern_compiles(cls, value: str) -> str:
         try:
-            re.compile(value)
+            check_pattern(value)
         except re.error as error:
             raise ValueError(f"the regular expression does not compile: {error}") from None
         return value

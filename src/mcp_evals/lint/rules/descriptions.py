@@ -10,6 +10,7 @@ from mcp_evals.lint.registry import rule
 from mcp_evals.lint.text import text_length
 from mcp_evals.providers.tokens import estimate_tokens
 from mcp_evals.text import name_parts
+from mcp_evals.verbs import NAME_VERBS
 from mcp_evals.wording import number, plural
 
 _PLACEHOLDER = re.compile(
@@ -31,14 +32,6 @@ _RETURNS = re.compile(
 )
 # An identifier in prose: snake_case (two parts at least) or camelCase, optionally in backticks.
 _IDENTIFIER = re.compile(r"(?<![\w/.-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+)(?![\w/-])")
-_TOOL_VERBS = frozenset(
-    re.findall(
-        r"[a-z]+",
-        "get fetch read list search find query create add new make insert update edit modify set patch "
-        "delete remove drop run execute invoke call send post write open close move copy rename upload "
-        "download start stop check validate resolve lookup retrieve",
-    )
-)
 
 
 @rule(
@@ -204,7 +197,7 @@ def unknown_tool_mentioned(context: LintContext) -> Iterator[Hit]:
             if lowered in seen or lowered in known or lowered in parameters:
                 continue
             parts = name_parts(identifier)
-            if len(parts) < 2 or parts[0] not in _TOOL_VERBS:
+            if len(parts) < 2 or parts[0] not in NAME_VERBS:
                 continue
             seen.add(lowered)
             yield Hit(

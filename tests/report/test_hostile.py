@@ -278,3 +278,22 @@ def test_the_terminal_report_lets_no_escape_sequence_through(scorecard: Scorecar
     coloured = render_terminal(scorecard, color=True)
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain_text
     assert ZWJ not in plain_text and "<script>alert(1)</script>" in plain_text  # as written, not as HTML
+
+
+def test_xml_text_keeps_exactly_what_xml_can_hold() -> None:
+    """Every code point a str can hold, lone surrogates included: kept when XML 1.0's Char production
+    allows it (#x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF]), dropped
+    otherwise — bidi overrides aside, which are dropped everywhere."""
+
+    def allowed(point: int) -> bool:
+        return (
+            point in (0x9, 0xA, 0xD)
+            or 0x20 <= point <= 0xD7FF
+            or 0xE000 <= point <= 0xFFFD
+            or 0x10000 <= point <= 0x10FFFF
+        )
+
+    bidi = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C}
+    everything = "".join(chr(point) for point in range(0x110000))
+    expected = "".join(chr(point) for point in range(0x110000) if allowed(point) and point not in bidi)
+    assert xml_text(everything) == expected

@@ -20,13 +20,15 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property, partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from mcp_evals.answers import ToolSpec
 from mcp_evals.catalog.names import NameMap
 from mcp_evals.errors import ConfigError
+
+if TYPE_CHECKING:  # a model's view of a tool: needed when a model is asked, not to read a server
+    from mcp_evals.answers import ToolSpec
 
 SNAPSHOT_FORMAT = "mcp-evals.catalog/1"
 PREFIX_SEPARATOR = "__"
@@ -249,6 +251,8 @@ class Catalog(BaseModel):
 
     def spec(self, tool: Tool, *, deferred: bool = False) -> ToolSpec:
         """One tool as a model is shown it, under its provider-safe name."""
+        from mcp_evals.answers import ToolSpec
+
         return ToolSpec(
             name=self.names.provider(tool.name),
             description=tool.description,

@@ -21,8 +21,10 @@ import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from mcp_evals.answers import Answer, ToolCall
+if TYPE_CHECKING:  # only annotations: reading a catalog never loads the model-answer types
+    from mcp_evals.answers import Answer, ToolCall
 
 SAFE_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 MAX_LENGTH = 64

@@ -7,6 +7,8 @@ output and exit codes: 0 ok · 1 a check or gate failed · 2 PRELIMINARY run · 
 
 from __future__ import annotations
 
+import atexit
+import gc
 import importlib
 import sys
 import traceback
@@ -128,9 +130,25 @@ def show_click_error(error: click.ClickException) -> None:
         click.echo(f"  hint: run '{context.command_path} --help' for the options", err=True)
 
 
+_EXIT_UNCOLLECTED: list[bool] = []
+
+
+def leave_exit_uncollected() -> None:
+    """At exit, spare the interpreter's last garbage collections (once per process).
+
+    Shutdown walks every object the imports made, several times: about 4 % of a short contract run's
+    CPU. Frozen (``gc.freeze``) they are skipped; the process's memory goes back all the same, and
+    files, servers and the history are closed by the command itself, never by a collector.
+    """
+    if not _EXIT_UNCOLLECTED:
+        _EXIT_UNCOLLECTED.append(True)
+        atexit.register(gc.freeze)
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point: run the CLI and translate every outcome into an exit code."""
     args = sys.argv[1:] if argv is None else argv
+    leave_exit_uncollected()
     debug = "--debug" in args
     stop.install()  # SIGTERM stops the command as Ctrl-C does (stop.py)
     try:

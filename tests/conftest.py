@@ -45,6 +45,14 @@ REFERENCE_SERVERS = REPO_ROOT / "tests" / "reference-servers" / "node_modules"
 SOURCE_TREE = pytest.mark.xdist_group("source-tree")
 LLAMA_CPP = pytest.mark.xdist_group("llama-cpp")
 
+
+def one_worker(module: str) -> pytest.MarkDecorator:
+    """``pytestmark = one_worker(__name__)``: every test of a module on one worker, for a module whose
+    module-scoped fixture starts servers (or a browser). Without it --dist loadgroup hands the module's
+    tests to both workers one by one, and each worker pays the fixture again."""
+    return pytest.mark.xdist_group(module)
+
+
 # Secrets the tests must never leak; removed from the CLI's environment unless a test sets them.
 _SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN", "GH_TOKEN")
 

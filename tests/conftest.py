@@ -45,6 +45,30 @@ REFERENCE_SERVERS = REPO_ROOT / "tests" / "reference-servers" / "node_modules"
 SOURCE_TREE = pytest.mark.xdist_group("source-tree")
 LLAMA_CPP = pytest.mark.xdist_group("llama-cpp")
 
+
+def one_worker(module: str) -> pytest.MarkDecorator:
+    """``pytestmark = one_worker(__name__)``: every test of a module on one worker, for a module whose
+    module-scoped fixture starts servers (or a browser). Without it --dist loadgroup hands the module's
+    tests to both workers one by one, and each worker pays the fixture again."""
+    return pytest.mark.xdist_group(module)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Make the xdist_group marks take effect under pytest 9.2: pytest-xdist (3.8) puts a test's group
+    after an ``@`` in the old ``_nodeid`` field, which pytest 9.2 no longer reads (its ids are
+    structured), so --dist loadgroup silently ran every group's tests on both workers
+    (pytest-xdist#1386). Where the two differ, the grouped id is given to pytest; elsewhere, nothing."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        grouped = getattr(item, "_nodeid", None)
+        if isinstance(grouped, str) and grouped != item.nodeid and hasattr(item, "_id"):
+            from _pytest.nodeid import coerce_node_id  # pytest ≥ 9.2 only
+
+            item._id = coerce_node_id(grouped)
+
+
 # Secrets the tests must never leak; removed from the CLI's environment unless a test sets them.
 _SECRET_VARIABLES = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GITHUB_TOKEN", "GH_TOKEN")
 

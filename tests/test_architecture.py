@@ -132,7 +132,7 @@ def _imports(path: Path) -> Iterator[tuple[str, int]]:
     parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
     current = module_name(path)
     for node in ast.walk(tree):
-        if _type_checking_only(node, parents):
+        if not isinstance(node, ast.Import | ast.ImportFrom) or _type_checking_only(node, parents):
             continue
         if isinstance(node, ast.Import):
             for alias in node.names:

@@ -15,7 +15,7 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
-from conftest import EXAMPLES, HELPDESK, RunCli
+from conftest import EXAMPLES, HELPDESK, RunCli, one_worker
 from mcp_evals import Catalog, extract_catalog, load_catalog, load_config
 from support.catalog_helpers import (
     HELPDESK_SERVER,
@@ -25,6 +25,9 @@ from support.catalog_helpers import (
     node_server,
     write_config,
 )
+
+# the module-scoped servers: started once, on one worker
+pytestmark = one_worker(__name__)
 
 # name -> (command, args); the filesystem server gets a folder of its own at run time.
 REFERENCE = {

@@ -13,11 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import HELPDESK, RunCli
+from conftest import HELPDESK, RunCli, one_worker
 from mcp_evals.lint.engine import lint
 from mcp_evals.lint.model import LintReport
 from mcp_evals.servers.extract import extract_catalog
 from support.catalog_helpers import PYTHON, REPO_ROOT, node_server, write_config
+
+# the module-scoped servers: started once, on one worker
+pytestmark = one_worker(__name__)
 
 SERVERS = {
     "memory": ("mcp-server-memory", []),

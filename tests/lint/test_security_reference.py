@@ -15,12 +15,15 @@ from typing import Any
 
 import pytest
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, one_worker
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.load import load_config
 from mcp_evals.lint.engine import lint
 from mcp_evals.servers.extract import extract_catalog
 from support.catalog_helpers import HELPDESK_SERVER, PYTHON, node_server, write_config
+
+# the module-scoped servers: started once, on one worker
+pytestmark = one_worker(__name__)
 
 NPM = {
     "memory": ("mcp-server-memory", []),

@@ -34,8 +34,9 @@ from support.llama_cpp import (
     smollm2_model,
 )
 
-# Hang guards, not speed targets: the module took 3 minutes on 2 cores shared with other work (load 4),
-# but the first request reads about 3,900 tokens, at 12 tokens/s under a load of 8.
+# Hang guards, not speed targets: the module took under 2 minutes in the suite on 2 cores (load 2), its
+# server on one thread, but the first request reads about 3,900 tokens, 45 CPU-seconds, and far longer
+# in wall time on a machine shared with other work. LLAMA_CPP: one server (its prompt cache) per run.
 pytestmark = [pytest.mark.timeout(1800), LLAMA_CPP]
 
 

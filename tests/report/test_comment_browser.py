@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Error, Page
 
+from conftest import one_worker
 from mcp_evals.report import render_markdown
 from mcp_evals.score import score_results
 from support.records import helpdesk_results
@@ -19,6 +20,9 @@ from support.records import helpdesk_results
 from .conftest import GOLDEN
 from .pages import Watch, comment_html, mermaid_html, open_page, own_globals, render_mermaid, wait_for_charts
 from .test_hostile import hostile_areas_results, hostile_results
+
+# the module-scoped browser connection: made once, on one worker
+pytestmark = one_worker(__name__)
 
 GOLDEN_REPORTS = sorted(path.name for path in GOLDEN.glob("*.md"))
 # Every run report draws the per-area chart; a comparison report (compare's arms) draws none.

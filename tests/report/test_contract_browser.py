@@ -9,10 +9,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 
+from conftest import one_worker
 from mcp_evals.contract.model import AssertionResult, CaseResult, ContractRun, StepResult
 from mcp_evals.contract.reports import render_html
 
 from .pages import horizontal_overflow, open_page
+
+# the module-scoped browser connection: made once, on one worker
+pytestmark = one_worker(__name__)
 
 TICKET = {
     "id": "T-1042",

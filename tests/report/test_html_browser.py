@@ -12,12 +12,16 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Error, Page
 
+from conftest import one_worker
 from mcp_evals.report import render_html
 from mcp_evals.score import score_results
 from support.records import helpdesk_results
 
 from .pages import PHONE, horizontal_overflow, open_page, own_globals
 from .test_hostile import hostile_results
+
+# the module-scoped browser connection: made once, on one worker
+pytestmark = one_worker(__name__)
 
 FIXTURES = [
     "create-basic", "create-priority", "search-vpn", "close-42", "refund-inv", "invoice-show",

@@ -17,11 +17,14 @@ import pytest
 import yaml
 from playwright.sync_api import Browser
 
-from conftest import HELPDESK
+from conftest import HELPDESK, one_worker
 from fakes.fake_anthropic import Call, FakeAnthropic, Text
 
 from .conftest import GOLDEN, REPO_ROOT, RunCli
 from .pages import comment_html, open_page, wait_for_charts
+
+# the module-scoped browser connection: made once, on one worker
+pytestmark = one_worker(__name__)
 
 IMAGES = REPO_ROOT / "docs" / "img"
 UPDATE = os.environ.get("UPDATE_SCREENSHOTS") == "1"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import one_worker
 from mcp_evals import ServerError, extract_catalog
 from mcp_evals.errors import ConfigError
 from support.catalog_helpers import (
@@ -18,6 +19,9 @@ from support.catalog_helpers import (
     serve_http,
     write_config,
 )
+
+# the module-scoped servers: started once, on one worker
+pytestmark = one_worker(__name__)
 
 TOKEN = "helpdesk-test-token-3f9a"
 

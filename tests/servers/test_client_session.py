@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import anyio
 import pytest
 
+from conftest import one_worker
 from mcp_evals import __version__
 from mcp_evals.config.model import Config
 from mcp_evals.errors import ConfigError, ServerError, ToolCallError
@@ -34,6 +35,9 @@ from support.catalog_helpers import (
     serve_http,
     write_config,
 )
+
+# the module-scoped servers: started once, on one worker
+pytestmark = one_worker(__name__)
 
 T = TypeVar("T")
 TOKEN = "session-test-token-77c1"

@@ -15,12 +15,16 @@ from typing import Any
 import anyio
 import pytest
 
+from conftest import one_worker
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.model import Config
 from mcp_evals.servers.conformance import check_servers
 from mcp_evals.servers.extract import extract_catalog
 from mcp_evals.servers.model import Conformance
 from support.catalog_helpers import PYTHON, node_server, write_config
+
+# the module-scoped servers: started once, on one worker
+pytestmark = one_worker(__name__)
 
 ALL_LISTS = ["tools/list", "resources/list", "resources/templates/list", "prompts/list"]
 EXPECTED_ACCEPTED = {

@@ -81,6 +81,13 @@ def llama_server(model: Path, log: Path, *, startup_seconds: float = 120) -> Ite
         CHAT_FORMAT,
         "--n_ctx",
         str(CONTEXT_TOKENS),
+        # One thread for prompt and generation: the suite runs beside this server on every core, and
+        # llama.cpp's OpenMP threads spin at each barrier while their partner waits for a core (a
+        # 3,900-token prompt took 86 CPU-seconds on two threads, 42 on one; twice as long in wall).
+        "--n_threads",
+        "1",
+        "--n_threads_batch",
+        "1",
         "--host",
         "127.0.0.1",
         "--port",

@@ -23,7 +23,7 @@ from mcp_evals.github import scrubbed_environment
 from mcp_evals.github.inputs import key_input
 from mcp_evals.github.workflow_commands import workflow_command
 from mcp_evals.provider_registry import PROVIDERS
-from mcp_evals.run.spending import MissingKey, choose
+from mcp_evals.run.spending import Capable, MissingKey, Spending, choose
 
 
 def read_run_options(step: Step) -> RunOptions:
@@ -67,25 +67,48 @@ def skip_reason(missing: MissingKey, what: str, *, lexical: bool = False) -> str
     )
 
 
-def eval_provider(step: Step) -> tuple[str | None, str | None]:
-    """The provider the eval will use and, if it cannot run, why (no key: a fork PR, a missing secret).
-
-    The one spending policy decides, on what the eval process will see; the Action never runs the
-    lexical baseline unless `provider: lexical` asks for it (a missing key is a skip, not a downgrade).
-    """
+def step_spending(
+    step: Step,
+    command: str,
+    skipped: str,
+    *,
+    needs_model: str,
+    where: Capable | None = None,
+    configured_where: Capable | None = None,
+    lexical: bool = False,
+) -> tuple[Spending, str | None]:
+    """What the one spending policy decides for ``mcp-evals COMMAND`` on what its process will see
+    and, if nothing may be sent, the notice (``skipped``: "the paid sessions were skipped"). Every
+    paid mode asks it: a missing key is a skip, never a downgrade to the lexical baseline."""
     inputs = step.inputs
-    if inputs.results:
-        return "replay", None
     spending = choose(
-        "run",
+        command,
         decision_environment(step),
         read_run_options(step),
         provider=inputs.provider,
         model=inputs.model,
-        needs_model="The paid model eval needs a model",
+        where=where,
+        needs_model=needs_model,
+        configured_where=configured_where,
     )
     if spending.missing_key is not None:
-        skip = skip_reason(spending.missing_key, "the paid model eval was skipped", lexical=True)
+        return spending, skip_reason(spending.missing_key, skipped, lexical=lexical)
+    return spending, None
+
+
+def eval_provider(step: Step) -> tuple[str | None, str | None]:
+    """The provider the eval will use and, if it cannot run, why (no key: a fork PR, a missing secret);
+    the lexical baseline runs only when `provider: lexical` asks for it."""
+    if step.inputs.results:
+        return "replay", None
+    spending, skip = step_spending(
+        step,
+        "run",
+        "the paid model eval was skipped",
+        needs_model="The paid model eval needs a model",
+        lexical=True,
+    )
+    if spending.missing_key is not None:
         return spending.missing_key.provider, skip
     return spending.name, None
 

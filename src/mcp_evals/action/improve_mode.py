@@ -12,12 +12,12 @@ import json
 from pathlib import Path
 
 from mcp_evals.action.context import SECTION_MAX_CHARS, ModeResult, Step, code_block, run_cli, say
-from mcp_evals.action.eval_mode import decision_environment, read_run_options, skip_reason
+from mcp_evals.action.eval_mode import read_run_options, step_spending
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_PRELIMINARY
 from mcp_evals.github import scrubbed_environment
 from mcp_evals.github.workflow_commands import workflow_command
 from mcp_evals.provider_registry import FALLBACK, PROVIDERS, ProviderEntry
-from mcp_evals.run.spending import Spending, choose
+from mcp_evals.run.spending import Spending
 
 IMPROVE_EVENTS = ("workflow_dispatch",)
 
@@ -33,22 +33,16 @@ def _improves_with_a_model(entry: ProviderEntry) -> bool:
 
 
 def improve_spending(step: Step) -> tuple[Spending, str | None]:
-    """What the one spending policy decides for `mcp-evals improve` on what its process will see and,
-    if it cannot run, why. As in mode `eval`, a missing key is a skip, never a downgrade: the free
-    loop runs only when `provider: lexical` asks for it."""
-    inputs = step.inputs
-    spending = choose(
+    """What the one spending policy decides for `mcp-evals improve` and, if it cannot run, why. As in
+    mode `eval`, the free loop runs only when `provider: lexical` asks for it."""
+    return step_spending(
+        step,
         "improve",
-        decision_environment(step),
-        read_run_options(step),
-        provider=inputs.provider,
-        model=inputs.model,
-        where=_improves_with_a_model,
+        "the paid rewrite was skipped",
         needs_model="The paid rewrite needs a model that writes text",
+        where=_improves_with_a_model,
+        lexical=True,
     )
-    if spending.missing_key is not None:
-        return spending, skip_reason(spending.missing_key, "the paid rewrite was skipped", lexical=True)
-    return spending, None
 
 
 def improve_provider(step: Step) -> tuple[str | None, str | None]:

@@ -10,12 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from mcp_evals.action.context import SECTION_MAX_CHARS, ModeResult, Step, code_block, run_cli, say
-from mcp_evals.action.eval_mode import decision_environment, read_run_options, skip_reason
+from mcp_evals.action.eval_mode import step_spending
 from mcp_evals.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_PRELIMINARY, McpEvalsError
 from mcp_evals.github import scrubbed_environment
 from mcp_evals.github.workflow_commands import workflow_command
 from mcp_evals.provider_registry import PROVIDERS, ProviderEntry
-from mcp_evals.run.spending import choose
 from mcp_evals.wording import alternatives
 
 SESSION_EVENTS = ("workflow_dispatch", "schedule")
@@ -27,21 +26,16 @@ def holds_sessions(entry: ProviderEntry) -> bool:
 
 def session_provider(step: Step) -> tuple[str | None, str | None]:
     """The provider the sessions will use and, if they cannot run, why (no key: a fork, a missing secret)."""
-    inputs = step.inputs
-    spending = choose(
+    spending, skip = step_spending(
+        step,
         "session",
-        decision_environment(step),
-        read_run_options(step),
-        provider=inputs.provider,
-        model=inputs.model,
+        "the paid sessions were skipped",
+        needs_model="Sessions need a model that calls tools",
         where=holds_sessions,
         configured_where=holds_sessions,
-        needs_model="Sessions need a model that calls tools",
     )
     if spending.missing_key is not None:
-        return spending.missing_key.provider, skip_reason(
-            spending.missing_key, "the paid sessions were skipped"
-        )
+        return spending.missing_key.provider, skip
     return spending.name, None
 
 

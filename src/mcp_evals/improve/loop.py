@@ -21,7 +21,7 @@ tight cap slows them down rather than stopping them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -53,7 +53,9 @@ from mcp_evals.improve.targets import (
     dev_confusions,
     tool_targets,
 )
+from mcp_evals.lint.context import LintContext
 from mcp_evals.lint.engine import lint_with_context
+from mcp_evals.lint.model import LintReport
 from mcp_evals.providers.base import Provider, ProviderSettings
 from mcp_evals.providers.pricing import Price
 from mcp_evals.record.read import Results, read_results
@@ -326,6 +328,32 @@ def _propose_with_model(
     return [proposals[target.tool] for target in targets], [user for _, _, user in prompts]
 
 
+def _lint(catalog: Catalog, config: Config) -> tuple[LintReport, LintContext]:
+    """The lint whose predicted pairs and findings pick the targets: one call for the run and --dry."""
+    return lint_with_context(
+        catalog, None, config.lint, exclude_tools=config.exclude_tools, system_prompt=config.system_prompt
+    )
+
+
+def _targets(
+    lint: tuple[LintReport, LintContext],
+    observed: Mapping[tuple[str, str], int],
+    settings: ImproveSettings,
+    config: Config,
+) -> tuple[list[TargetPair], list[ToolTarget]]:
+    """The worst pairs (observed on dev, then the lint's) and each of their tools, so --dry names
+    the targets the run will work on."""
+    report, context = lint
+    pairs = choose_pairs(
+        Counter(observed),
+        report.predicted_pairs,
+        context.score_of,
+        limit=settings.pairs,
+        exclude_tools=config.exclude_tools,
+    )
+    return pairs, tool_targets(pairs, report)
+
+
 def _order_for_proof(test: Sequence[Fixture], pairs: Sequence[TargetPair]) -> list[Fixture]:
     """The test fixtures of the worst pair first, then the next pair's, then every other one."""
     rank: dict[str, int] = {}
@@ -435,13 +463,7 @@ def improve(
     """
     split = split_fixtures(fixtures, settings.test_share)
     notes = list(split.notes)
-    report, context = lint_with_context(
-        catalog,
-        None,
-        config.lint,
-        exclude_tools=config.exclude_tools,
-        system_prompt=config.system_prompt,
-    )
+    lint = _lint(catalog, config)
     spend = Spend(evaluator.budget_usd, evaluator.price)
     observed, answers, origin, dev_complete = _dev_run(
         config, catalog, split, fixtures, evaluator, settings, spend, outputs, say
@@ -453,14 +475,7 @@ def improve(
             "kept for the proposals and the proof, so fewer dev answers (or none) and the lint's "
             "predictions picked the pairs"
         )
-    pairs = choose_pairs(
-        Counter(observed),
-        report.predicted_pairs,
-        context.score_of,
-        limit=settings.pairs,
-        exclude_tools=config.exclude_tools,
-    )
-    targets = tool_targets(pairs, report)
+    pairs, targets = _targets(lint, observed, settings, config)
     if evaluator.lexical:
         proposals = [_proposal(target, catalog, rewrite(target, catalog, split.dev)) for target in targets]
         prompts: list[str] = []
@@ -560,19 +575,12 @@ def dry_plan(
 ) -> DryPlan:
     """What ``improve`` would send, for ``--dry`` (nothing is sent)."""
     split = split_fixtures(fixtures, settings.test_share)
-    report, context = lint_with_context(catalog, None, config.lint, exclude_tools=config.exclude_tools)
+    lint = _lint(catalog, config)
     observed: dict[tuple[str, str], int] = {}
     answers: dict[str, DevAnswer] = {}
     if settings.results is not None:
         observed, answers, _ = _from_results(settings.results, catalog, split, settings.read)
-    pairs = choose_pairs(
-        Counter(observed),
-        report.predicted_pairs,
-        context.score_of,
-        limit=settings.pairs,
-        exclude_tools=config.exclude_tools,
-    )
-    targets = tool_targets(pairs, report)
+    _, targets = _targets(lint, observed, settings, config)
     prompts = [
         proposal_prompt(target, catalog, examples(target, split.dev, answers, split.test_queries))[1]
         for target in targets

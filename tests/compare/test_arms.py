@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from conftest import Cli, MakeProject
-from fakes.fake_anthropic import FakeAnthropic
+from fakes.fake_anthropic import FakeAnthropic, anthropic_in_env
 from fakes.fake_http import Recorded, Reply
 from fakes.fake_openai import FakeOpenAI
 from mcp_evals.answers import Usage
@@ -31,14 +31,8 @@ def oracle(helpdesk_fixtures: list[Fixture], helpdesk_catalog: Catalog) -> Oracl
 
 @pytest.fixture
 def anthropic(clean_env: pytest.MonkeyPatch, oracle: Oracle) -> Iterator[FakeAnthropic]:
-    server = FakeAnthropic(chooser=oracle.anthropic())
-    server.start()
-    clean_env.setenv("ANTHROPIC_API_KEY", server.key)
-    clean_env.setenv("ANTHROPIC_BASE_URL", server.base_url)
-    try:
+    with anthropic_in_env(clean_env, chooser=oracle.anthropic()) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def arm_requests(fake: FakeAnthropic | FakeOpenAI, arm: str, size: int | None = None) -> list[Recorded]:

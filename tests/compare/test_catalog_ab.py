@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Cli, MakeProject
-from fakes.fake_anthropic import FakeAnthropic
+from fakes.fake_anthropic import FakeAnthropic, anthropic_in_env
 from mcp_evals.catalog.snapshot import load_catalog, write_snapshot
 from mcp_evals.compare.paired import Comparison
 from mcp_evals.fixtures.model import Fixture
@@ -37,14 +37,8 @@ def oracle(helpdesk_fixtures: list[Fixture]) -> Oracle:
 
 @pytest.fixture
 def fake(clean_env: pytest.MonkeyPatch, oracle: Oracle) -> Iterator[FakeAnthropic]:
-    server = FakeAnthropic(chooser=oracle.anthropic())
-    server.start()
-    clean_env.setenv("ANTHROPIC_API_KEY", server.key)
-    clean_env.setenv("ANTHROPIC_BASE_URL", server.base_url)
-    try:
+    with anthropic_in_env(clean_env, chooser=oracle.anthropic()) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def rewritten(names: list[str]) -> dict[str, str]:

@@ -12,7 +12,7 @@ import yaml
 
 from conftest import Cli, MakeProject
 from fakes import fake_openai
-from fakes.fake_anthropic import FakeAnthropic
+from fakes.fake_anthropic import FakeAnthropic, anthropic_in_env
 from fakes.fake_http import Recorded, Reply, query_is
 from fakes.fake_openai import FakeOpenAI
 from mcp_evals.catalog.model import Catalog
@@ -31,14 +31,8 @@ RUNNING = (DOCS / "running.md").read_text("utf-8")
 
 @pytest.fixture
 def fake(clean_env: pytest.MonkeyPatch, helpdesk_fixtures: list[Fixture]) -> Iterator[FakeAnthropic]:
-    server = FakeAnthropic(chooser=Oracle(list(helpdesk_fixtures)).anthropic())
-    server.start()
-    clean_env.setenv("ANTHROPIC_API_KEY", server.key)
-    clean_env.setenv("ANTHROPIC_BASE_URL", server.base_url)
-    try:
+    with anthropic_in_env(clean_env, chooser=Oracle(list(helpdesk_fixtures)).anthropic()) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def test_the_compare_example_in_running_md_is_a_valid_section(helpdesk_catalog: Catalog) -> None:

@@ -46,11 +46,15 @@ import random
 import re
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pytest
 
 try:
     from .fake_http import FakeServer, Recorded, Reply
@@ -649,3 +653,17 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+@contextmanager
+def anthropic_in_env(monkeypatch: pytest.MonkeyPatch, **options: Any) -> Iterator[FakeAnthropic]:
+    """A started fake whose key and address are what the code under test reads (``ANTHROPIC_API_KEY``,
+    ``ANTHROPIC_BASE_URL``), stopped at the end; ``options`` are ``FakeAnthropic``'s."""
+    server = FakeAnthropic(**options)
+    server.start()
+    monkeypatch.setenv("ANTHROPIC_API_KEY", server.key)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+    try:
+        yield server
+    finally:
+        server.stop()

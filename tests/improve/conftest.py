@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from conftest import HELPDESK
-from fakes.fake_anthropic import FakeAnthropic
+from fakes.fake_anthropic import FakeAnthropic, anthropic_in_env
 from mcp_evals.catalog.model import Catalog
 from mcp_evals.fixtures.model import Fixture
 
@@ -83,11 +83,5 @@ def wordy(helpdesk_catalog: Catalog, helpdesk_fixtures: list[Fixture]) -> Wordy:
 
 @pytest.fixture
 def wordy_api(clean_env: pytest.MonkeyPatch, wordy: Wordy) -> Iterator[FakeAnthropic]:
-    server = FakeAnthropic(chooser=wordy.choose)
-    server.start()
-    clean_env.setenv("ANTHROPIC_API_KEY", server.key)
-    clean_env.setenv("ANTHROPIC_BASE_URL", server.base_url)
-    try:
+    with anthropic_in_env(clean_env, chooser=wordy.choose) as server:
         yield server
-    finally:
-        server.stop()

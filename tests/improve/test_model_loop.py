@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from conftest import Cli
-from fakes.fake_anthropic import FakeAnthropic, Text
+from fakes.fake_anthropic import FakeAnthropic, Text, anthropic_in_env
 from mcp_evals.api.improve import ImprovePlan, ImproveRequest, plan_improve
 from mcp_evals.compare.overlay import DescriptionOverlay
 from mcp_evals.config.load import load_config
@@ -205,19 +205,13 @@ def test_answers_dearer_than_the_estimate_stop_the_proof_worst_pair_first_and_sa
 ) -> None:
     """An API that never caches costs more than the estimate (which counts caching): the proof, kept
     its estimated share, stops before its end; the worst pair's fixtures ran first."""
-    server = FakeAnthropic(chooser=wordy.choose, min_cacheable=10**9)
-    server.start()
-    clean_env.setenv("ANTHROPIC_API_KEY", server.key)
-    clean_env.setenv("ANTHROPIC_BASE_URL", server.base_url)
-    try:
+    with anthropic_in_env(clean_env, chooser=wordy.choose, min_cacheable=10**9):
         project = improve_project(vague=True, run={"max_tokens": 64})
         costs = phase_costs_of(project.config, pairs=10)
         cap = round(costs.kept + costs.eval_request / 2, 4)  # too little for a dev run
         args = ["--budget-usd", str(cap), "--pairs", "10", "--out", project.out]
 
         result = cli("improve", "--config", project.config, *args)
-    finally:
-        server.stop()
 
     assert result.code == 2, result.err  # incomplete
     assert "mcp-evals improve: no dev run: the budget keeps" in result.err

@@ -145,6 +145,46 @@ def test_what_the_tests_need_is_what_the_scripts_use() -> None:
     # CONTRIBUTING.md: pytest on every core, pytest-xdist a test extra
     contributing = (REPO_ROOT / "CONTRIBUTING.md").read_text("utf-8")
     test_script = (REPO_ROOT / "scripts" / "test").read_text("utf-8")
-    assert '-m pytest -n "${MCP_EVALS_TEST_WORKERS:-auto}" --dist loadgroup "$@"' in test_script
-    assert '"pytest-xdist>=' in pyproject and "pytest on every core (pytest-xdist, `-n auto`" in contributing
+    assert "workers=${MCP_EVALS_TEST_WORKERS:-$(($(nproc) + 1))}" in test_script
+    assert '-m pytest -n "$workers" --dist loadgroup "$@"' in test_script
+    assert '"pytest-xdist>=' in pyproject
+    assert "pytest with one worker per core, plus one (pytest-xdist" in contributing
     assert "pytest-xdist" in contributing.split("Test-only extras", 1)[1].split("\n\n", 1)[0]
+
+
+def _scripts_test_with(tmp_path: Path, *, ruff: int, mypy: int, pytest_exit: int) -> tuple[int, str]:
+    """scripts/test in a copy of the tree whose tools are stand-ins exiting as told."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(REPO_ROOT / "scripts" / "test", tmp_path / "scripts" / "test")
+    (tmp_path / "scripts" / "bootstrap").write_text("true\n")
+    tools = tmp_path / ".venv" / "bin"
+    tools.mkdir(parents=True)
+    for name, code in (("ruff", ruff), ("mypy", mypy), ("python", pytest_exit)):
+        (tools / name).write_text(f'#!/bin/sh\necho "{name} $*"\nexit {code}\n')
+        (tools / name).chmod(0o755)
+    done = subprocess.run(
+        ["bash", str(tmp_path / "scripts" / "test"), "-x"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MCP_EVALS_TEST_WORKERS": "3"},
+        timeout=60,
+        check=False,
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("ruff", "mypy", "pytest_exit", "expected"),
+    [(0, 0, 0, 0), (1, 0, 0, 1), (0, 1, 0, 1), (0, 0, 2, 2), (1, 1, 5, 5)],
+)
+def test_scripts_test_fails_when_the_suite_or_a_check_fails_beside_it(
+    tmp_path: Path, ruff: int, mypy: int, pytest_exit: int, expected: int
+) -> None:
+    """The checks run beside the suite (CONTRIBUTING.md): either failing fails the run, the suite's
+    exit code first; every check runs, and its output follows the suite's."""
+    code, output = _scripts_test_with(tmp_path, ruff=ruff, mypy=mypy, pytest_exit=pytest_exit)
+    assert code == expected, output
+    assert "python -m pytest -n 3 --dist loadgroup -x" in output  # the arguments reach pytest
+    checks = output.split("--- ruff, ruff format, mypy (run beside the suite) ---", 1)[1]
+    assert "ruff check src tests bench" in checks and "ruff format --check" in checks and "mypy" in checks
+    assert ("found something" in output) == bool(ruff or mypy)

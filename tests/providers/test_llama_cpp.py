@@ -180,6 +180,7 @@ def test_a_run_through_llama_cpp_reaches_every_fixture(
     # The catalog is listed once per request (listed twice, all 22 tools were 7,759 tokens, not 3,900):
     # each answer read its request without the tools, one listing of them and the answer's lead-in.
     tools = answered[0].json["tools"]
+    assert sorted(tool["function"]["name"] for tool in tools) == sorted(project.catalog.tool_names)  # all
     listing = one_listing(llama_cpp, tools, project.system_prompt)  # first: it reuses the run's prefix
     assert listing > 0
     for entry in data.results:

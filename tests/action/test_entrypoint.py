@@ -26,6 +26,28 @@ def helpdesk(step: ActionStep) -> Path:
     return copy_example("helpdesk", step.workspace)
 
 
+LIVE_SERVER = """\
+    command: python        # resolved from PATH; needs the `mcp` package installed
+    args: [server.py]
+    cwd: .
+"""
+
+
+@pytest.fixture
+def helpdesk_offline(step: ActionStep, helpdesk_snapshot: Path) -> Path:
+    """The helpdesk example with its server's catalog read from a snapshot of it (taken once per
+    session), for the tests about the step around validation (tokens, events, builds, annotations), not
+    about the server: starting it is most of a validate-mode run's CPU. The live server's own runs are
+    the tests that use ``helpdesk``."""
+    project = copy_example("helpdesk", step.workspace)
+    shutil.copy(helpdesk_snapshot, project / "catalog.snapshot.json")
+    config = project / "mcp-evals.yaml"
+    text = config.read_text("utf-8")
+    assert text.count(LIVE_SERVER) == 1
+    config.write_text(text.replace(LIVE_SERVER, "    snapshot: catalog.snapshot.json\n"), "utf-8")
+    return project
+
+
 def pr_env(step: ActionStep, fake: FakeGitHub, **inputs: str) -> dict[str, str]:
     step.github_url = fake.url
     return step.environment(
@@ -78,9 +100,9 @@ def test_validate_on_a_pull_request_comments_once_and_updates_in_place(
 
 
 def test_a_lint_at_its_fail_on_level_fails_the_step_like_a_validation_error(
-    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+    step: ActionStep, helpdesk_offline: Path, fake_github: FakeGitHub
 ) -> None:
-    config = helpdesk / "mcp-evals.yaml"
+    config = helpdesk_offline / "mcp-evals.yaml"
     config.write_text(config.read_text() + "\nlint:\n  fail_on: warning\n")
     result = step.run_entrypoint(pr_env(step, fake_github))
     assert result.returncode == 1
@@ -90,9 +112,9 @@ def test_a_lint_at_its_fail_on_level_fails_the_step_like_a_validation_error(
 
 
 def test_a_renamed_tool_fails_validation_with_annotations_and_says_so(
-    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+    step: ActionStep, helpdesk_offline: Path, fake_github: FakeGitHub
 ) -> None:
-    tickets = helpdesk / "fixtures" / "tickets.yaml"
+    tickets = helpdesk_offline / "fixtures" / "tickets.yaml"
     tickets.write_text(tickets.read_text().replace("get_ticket", "fetch_ticket", 1))
     result = step.run_entrypoint(pr_env(step, fake_github))
     assert result.returncode == 1
@@ -110,7 +132,7 @@ def test_a_renamed_tool_fails_validation_with_annotations_and_says_so(
 
 
 def test_a_read_only_token_is_a_warning_not_a_failure(
-    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+    step: ActionStep, helpdesk_offline: Path, fake_github: FakeGitHub
 ) -> None:
     fake_github.read_only = True
     result = step.run_entrypoint(pr_env(step, fake_github))
@@ -149,7 +171,7 @@ def test_a_missing_config_is_bad_input(step: ActionStep, helpdesk: Path, fake_gi
 
 
 def test_the_build_runs_without_keys_or_token(
-    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+    step: ActionStep, helpdesk_offline: Path, fake_github: FakeGitHub
 ) -> None:
     env = pr_env(
         step, fake_github, BUILD="env > build-env.txt", **{"ANTHROPIC-API-KEY": KEY}, COMMENT="false"
@@ -157,7 +179,7 @@ def test_the_build_runs_without_keys_or_token(
     env.update({"ANTHROPIC_API_KEY": KEY, "GITHUB_TOKEN": fake_github.token, "RENAMED_SECRET": KEY})
     result = step.run_entrypoint(env)
     assert result.returncode == 0, result.stdout + result.stderr
-    build_env = (helpdesk / "build-env.txt").read_text()
+    build_env = (helpdesk_offline / "build-env.txt").read_text()
     assert "GITHUB_REPOSITORY=octo/helpdesk" in build_env  # the context is there …
     assert KEY not in build_env and fake_github.token not in build_env  # … the secrets are not
     assert "INPUT_" not in build_env
@@ -203,7 +225,7 @@ def test_a_dispatch_without_a_key_skips_the_paid_eval_with_a_notice(
 
 
 def test_a_schedule_without_pr_writes_the_summary_only(
-    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+    step: ActionStep, helpdesk_offline: Path, fake_github: FakeGitHub
 ) -> None:
     step.github_url = fake_github.url
     env = step.environment(
@@ -219,9 +241,15 @@ def test_a_schedule_without_pr_writes_the_summary_only(
 
 
 def test_all_runs_validate_then_eval(step: ActionStep, helpdesk: Path, fake_github: FakeGitHub) -> None:
+    """With one contract case of the example's twelve: each starts its own server, and all twelve run
+    in the contract-mode test below."""
+    for case in (helpdesk / "evals" / "contract").glob("*.yaml"):
+        if case.name != "ticket-lookup.yaml":
+            case.unlink()
     result = step.run_entrypoint(pr_env(step, fake_github, MODE="all"))
     assert result.returncode == 0
     summary = step.summary_text()
+    assert "Contract tests: 1 passed, 0 failed" in summary
     assert (
         summary.index("mcp-evals validate")
         < summary.index("Contract tests")
@@ -274,13 +302,13 @@ def test_the_image_doubles_as_the_cli(step: ActionStep) -> None:
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root, as in the container")
 def test_files_written_into_the_workspace_are_handed_back(
-    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+    step: ActionStep, helpdesk_offline: Path, fake_github: FakeGitHub
 ) -> None:
     for path in [step.workspace, *step.workspace.rglob("*")]:
         os.lchown(path, 1001, 1001)
     result = step.run_entrypoint(pr_env(step, fake_github, BUILD="mkdir -p dist && touch dist/server.js"))
     assert result.returncode == 0
-    written = [helpdesk / "dist" / "server.js", helpdesk / "mcp-evals-out" / "report.md"]
+    written = [helpdesk_offline / "dist" / "server.js", helpdesk_offline / "mcp-evals-out" / "report.md"]
     for path in [*written, *step.workspace.rglob("*")]:
         assert (path.lstat().st_uid, path.lstat().st_gid) == (1001, 1001), path
 
@@ -340,9 +368,9 @@ def test_with_a_catalog_lock_a_changed_tool_surface_is_in_the_comment_and_fails_
 
 
 def test_all_skips_the_contract_mode_where_there_are_no_cases(
-    step: ActionStep, helpdesk: Path, fake_github: FakeGitHub
+    step: ActionStep, helpdesk_offline: Path, fake_github: FakeGitHub
 ) -> None:
-    shutil.rmtree(helpdesk / "evals" / "contract")
+    shutil.rmtree(helpdesk_offline / "evals" / "contract")
     result = step.run_entrypoint(pr_env(step, fake_github, MODE="all"))
     assert result.returncode == 0
     assert "mcp-evals contract: skipped" in step.summary_text()

@@ -14,9 +14,9 @@ from fakes import github_events as events
 from fakes.fake_anthropic import FakeAnthropic
 from fakes.fake_github import FakeGitHub
 from improve.wordy import Wordy
+from mcp_evals.catalog.model import Catalog
 from mcp_evals.config.load import load_config
 from mcp_evals.fixtures.load import load_fixtures
-from mcp_evals.servers.extract import extract_catalog
 
 from .conftest import VENV_BIN, ActionStep, copy_example
 
@@ -24,11 +24,10 @@ KEY = "sk-ant-api03-IMPROVE-SCOPING-7c1e"
 
 
 @pytest.fixture
-def wordy_api(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
+def wordy_api(monkeypatch: pytest.MonkeyPatch, helpdesk_catalog: Catalog) -> Iterator[FakeAnthropic]:
     monkeypatch.setenv("PATH", f"{VENV_BIN}{os.pathsep}{os.environ['PATH']}")
     config = load_config(HELPDESK / "mcp-evals.yaml")
-    catalog = extract_catalog(config)
-    wordy = Wordy({tool.name: tool.description for tool in catalog.tools}, load_fixtures(config))
+    wordy = Wordy({tool.name: tool.description for tool in helpdesk_catalog.tools}, load_fixtures(config))
     fake = FakeAnthropic(key=KEY, chooser=wordy.choose).start()
     try:
         yield fake

@@ -44,9 +44,12 @@ def _missing(what: str, how: str) -> NoReturn:
     pytest.skip(f"{what} is missing: {how} (scripts/bootstrap does)")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Debian's Chromium, started once for the whole session: its DevTools address."""
+    """Debian's Chromium for one test module (about 1 CPU-s to start): its DevTools address. One
+    Chromium for a whole worker's session once stopped answering Playwright's connection (30 s, after
+    the websocket opened) for the next module, on a machine with more workers than cores: what a
+    module leaves in a browser no longer reaches the next module."""
     if not CHROMIUM.exists():
         _missing(str(CHROMIUM), "install Debian's chromium with apt-get")
     if not MERMAID_JS.exists():
@@ -57,6 +60,6 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser(chromium: str) -> Iterator[Browser]:
-    """Playwright connected to the session's Chromium for one test module (see ``pages``: why not longer)."""
+    """Playwright connected to the module's Chromium (see ``pages``: why not longer)."""
     with connect(chromium) as connected:
         yield connected

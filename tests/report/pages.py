@@ -1,9 +1,9 @@
 """Debian's Chromium for the browser tests and the screenshots, and the pages it is shown.
 
-Chromium starts once per pytest session (``start_chromium``) with its DevTools port on loopback, and
-each test module connects Playwright to it (``connect``) until the module ends: Playwright's sync API
-keeps an asyncio loop running on the main thread while it is connected, so a connection held for the
-whole session would break every async test that runs after it.
+Chromium starts once per test module (``start_chromium``) with its DevTools port on loopback, and
+the module connects Playwright to it (``connect``) until the module ends: Playwright's sync API keeps an
+asyncio loop running on the main thread while it is connected, so a connection held for the whole
+session would break every async test that runs after it.
 """
 
 from __future__ import annotations

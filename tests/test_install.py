@@ -145,10 +145,10 @@ def test_what_the_tests_need_is_what_the_scripts_use() -> None:
     # CONTRIBUTING.md: pytest on every core, pytest-xdist a test extra
     contributing = (REPO_ROOT / "CONTRIBUTING.md").read_text("utf-8")
     test_script = (REPO_ROOT / "scripts" / "test").read_text("utf-8")
-    assert "workers=${MCP_EVALS_TEST_WORKERS:-auto}" in test_script
+    assert "workers=${MCP_EVALS_TEST_WORKERS:-$(($(nproc) + 1))}" in test_script
     assert '-m pytest -n "$workers" --dist loadgroup "$@"' in test_script
     assert '"pytest-xdist>=' in pyproject
-    assert "pytest with one worker per core (pytest-xdist" in contributing
+    assert "pytest with one worker per core plus one (pytest-xdist" in contributing
     assert "pytest-xdist" in contributing.split("Test-only extras", 1)[1].split("\n\n", 1)[0]
 
 

@@ -66,7 +66,7 @@ def test_the_two_set_up_commands_are_the_ones_ci_runs() -> None:
         "ruff check",
         "ruff format --check",
         "mypy",
-        "workers=${MCP_EVALS_TEST_WORKERS:-auto}",
+        "workers=${MCP_EVALS_TEST_WORKERS:-$(($(nproc) + 1))}",
         '-m pytest -n "$workers" --dist loadgroup "$@"',
     ):
         assert step in script  # what CONTRIBUTING.md says it runs, arguments going to pytest

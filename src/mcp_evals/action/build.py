@@ -7,9 +7,6 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcp_evals.action.context import Step, exit_code_of, planned_modes, say
-from mcp_evals.action.eval_mode import skipped_for_lack_of_key
-from mcp_evals.action.improve_mode import improve_provider
-from mcp_evals.action.session_mode import session_provider
 from mcp_evals.errors import EXIT_OK, McpEvalsError
 from mcp_evals.github import load_event, read_inputs, restore_ownership, scrubbed_environment
 from mcp_evals.github.workflow_commands import workflow_command
@@ -28,6 +25,11 @@ def run_build(environ: Mapping[str, str]) -> int:
     step = Step(inputs, event, workspace, workspace / inputs.working_directory, environ)
     if not step.workdir.is_dir():
         return EXIT_OK  # `action run` says so
+    # The modes' rules on keys, imported only when there is a build to skip or run: without a `build`
+    # input (most workflows) the step starts ~0.3 s sooner.
+    from mcp_evals.action.eval_mode import skipped_for_lack_of_key
+    from mcp_evals.action.improve_mode import improve_provider
+
     if skipped_for_lack_of_key(step):
         say("Build skipped: the model eval will be skipped for lack of an API key.")
         return EXIT_OK
@@ -66,6 +68,8 @@ def hand_back(environ: Mapping[str, str]) -> None:
 
 
 def _sessions_skipped(step: Step) -> bool:
+    from mcp_evals.action.session_mode import session_provider
+
     try:
         return session_provider(step)[1] is not None
     except McpEvalsError:

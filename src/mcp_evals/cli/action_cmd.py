@@ -12,7 +12,6 @@ import click
 from mcp_evals.action.build import hand_back, run_build
 from mcp_evals.action.context import say
 from mcp_evals.action.crash import guarded
-from mcp_evals.action.run import run_action
 from mcp_evals.github import mask_commands
 from mcp_evals.wording import docs_url
 
@@ -34,6 +33,9 @@ def prepare() -> int:
 @click.option("--build-status", type=int, default=0, help="Exit code of `action prepare` (the build).")
 def run(build_status: int) -> int:
     """Run the mode's commands, write the job summary, outputs and PR comment, hand files back."""
+
+    # Imported here: `action prepare` (the build) needs none of the modes, and starts ~0.3 s sooner.
+    from mcp_evals.action.run import run_action
 
     def work() -> int:
         try:

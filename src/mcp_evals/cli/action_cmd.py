@@ -34,7 +34,8 @@ def prepare() -> int:
 def run(build_status: int) -> int:
     """Run the mode's commands, write the job summary, outputs and PR comment, hand files back."""
 
-    # Imported here: `action prepare` (the build) needs none of the modes, and starts ~0.3 s sooner.
+    # Imported here: `action prepare` (the build) needs none of the modes (with build.py's lazy imports,
+    # its imports went from 0.42 to 0.27 CPU-s).
     from mcp_evals.action.run import run_action
 
     def work() -> int:

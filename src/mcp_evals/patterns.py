@@ -30,7 +30,8 @@ from re import _constants, _parser  # type: ignore[attr-defined]
 from typing import IO, Any
 
 # How long a pattern from a fixture or a schema may take on one value: a scoring step has no timeout
-# of its own (docs/fixtures.md). Contract steps and sessions use their own step timeouts.
+# of its own (docs/fixtures.md). Contract steps and sessions use their own step timeouts. Read at each
+# call (not bound as a default argument), so the tests can shorten it.
 DEFAULT_SECONDS = 2.0
 
 
@@ -47,13 +48,14 @@ class PatternTimeout(ValueError):
         self.seconds = seconds
 
 
-def search(pattern: str, text: str, *, seconds: float = DEFAULT_SECONDS, flags: int = 0) -> bool:
-    """Whether ``pattern`` is found in ``text`` (``re.search``), within ``seconds``.
+def search(pattern: str, text: str, *, seconds: float | None = None, flags: int = 0) -> bool:
+    """Whether ``pattern`` is found in ``text`` (``re.search``), within ``seconds`` (``DEFAULT_SECONDS``).
 
     ``re.error`` when the pattern does not compile; ``PatternTimeout`` when the match takes too long.
     """
     if _is_simple(pattern, flags):
         return re.search(pattern, text, flags) is not None
+    seconds = DEFAULT_SECONDS if seconds is None else seconds
     key = (pattern, flags, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
     if _TIMED_OUT.get(key, 0.0) >= seconds:  # a report made again meets the same texts: fail at once
         raise PatternTimeout(pattern, seconds)
@@ -64,13 +66,12 @@ def search(pattern: str, text: str, *, seconds: float = DEFAULT_SECONDS, flags: 
         raise
 
 
-def sub(
-    pattern: str, replacement: str, text: str, *, seconds: float = DEFAULT_SECONDS, flags: int = 0
-) -> str:
+def sub(pattern: str, replacement: str, text: str, *, seconds: float | None = None, flags: int = 0) -> str:
     """``text`` with every match of ``pattern`` replaced by ``replacement`` (taken literally), within
-    ``seconds``; the same errors as ``search``."""
+    ``seconds`` (``DEFAULT_SECONDS``); the same errors as ``search``."""
     if _is_simple(pattern, flags):
         return re.sub(pattern, lambda _: replacement, text, flags=flags)
+    seconds = DEFAULT_SECONDS if seconds is None else seconds
     key = (pattern, flags, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
     if _TIMED_OUT.get(key, 0.0) >= seconds:
         raise PatternTimeout(pattern, seconds)

@@ -24,6 +24,14 @@ from .conftest import HostileProject, tool
 
 EVIL = r"^(a+)+$"
 VICTIM = "a" * 34 + "!"
+QUICK = 0.5  # the limit where its length is not what a test is about: each stop costs a worker that long
+
+
+@pytest.fixture
+def quick_limit(monkeypatch: pytest.MonkeyPatch) -> float:
+    """``patterns.DEFAULT_SECONDS`` shortened to ``QUICK`` for this test (this process only)."""
+    monkeypatch.setattr(patterns, "DEFAULT_SECONDS", QUICK)
+    return QUICK
 
 
 def test_a_catastrophic_pattern_is_stopped_at_its_limit_and_the_worker_recovers() -> None:
@@ -54,9 +62,9 @@ def test_only_patterns_that_cannot_backtrack_much_run_in_the_caller(pattern: str
     assert patterns.is_simple(pattern) is simple
 
 
-def test_a_fixture_matcher_that_never_ends_is_an_argument_problem_not_a_hang() -> None:
+def test_a_fixture_matcher_that_never_ends_is_an_argument_problem_not_a_hang(quick_limit: float) -> None:
     problems = match_value({"regex": EVIL}, VICTIM, "q")
-    assert len(problems) == 1 and "took longer than" in problems[0]
+    assert len(problems) == 1 and f"took longer than {quick_limit:g} s" in problems[0]
 
 
 def test_a_session_answer_regex_that_never_ends_fails_the_check() -> None:
@@ -112,10 +120,10 @@ def test_a_session_answer_regex_honours_the_step_timeout(
     assert "answer wrong · the answer is not checked: the regular expression" in result.err
 
 
-def test_a_schema_pattern_from_a_server_is_time_bounded_too() -> None:
+def test_a_schema_pattern_from_a_server_is_time_bounded_too(quick_limit: float) -> None:
     from mcp_evals import schema_refs
 
-    with pytest.raises(schema_refs.UnusableSchema, match="took longer than"):
+    with pytest.raises(schema_refs.UnusableSchema, match=f"took longer than {quick_limit:g} s"):
         schema_refs.errors({"type": "string", "pattern": EVIL}, VICTIM)
     assert [error.message for error in schema_refs.errors({"pattern": r"^\d+$"}, "12x")] == [
         "'12x' does not match '^\\\\d+$'"
@@ -166,14 +174,15 @@ DRAFT_2019 = "https://json-schema.org/draft/2019-09/schema"
     ],
 )
 def test_every_schema_keyword_that_runs_a_servers_pattern_on_a_name_is_time_bounded(
-    keyword: str, schema: dict[str, object]
+    keyword: str, schema: dict[str, object], quick_limit: float
 ) -> None:
     from mcp_evals import schema_refs
 
     name = "a" * (40 + len(keyword)) + "!"  # a name no other case met
     started = time.monotonic()
     with pytest.raises(
-        schema_refs.SlowPattern, match=r"the regular expression /\^\(a\+\)\+\$/ took longer than 2 s"
+        schema_refs.SlowPattern,
+        match=rf"the regular expression /\^\(a\+\)\+\$/ took longer than {quick_limit:g} s",
     ):
         schema_refs.errors({"type": "object", **schema}, {name: 1})
     assert time.monotonic() - started < 10
@@ -275,7 +284,7 @@ def test_validate_meets_a_servers_catastrophic_patternProperties_with_a_warning_
 
 
 def test_scoring_a_call_against_a_catastrophic_patternProperties_is_not_checked_in_time(
-    hostile: HostileProject, cli: Cli, anthropic_fake: FakeAnthropic, tmp_path: Path
+    hostile: HostileProject, cli: Cli, anthropic_fake: FakeAnthropic, tmp_path: Path, quick_limit: float
 ) -> None:
     """The model's arguments meet the server's schema when scored: a key the server's pattern
     backtracks on leaves the schema not checked (a note, not a failed call), and the run ends."""
@@ -303,12 +312,13 @@ def test_scoring_a_call_against_a_catastrophic_patternProperties_is_not_checked_
     assert sample.outcome == "correct_call" and sample.args_ok, sample
     [note] = sample.argument_problems
     assert note.startswith(
-        "schema not checked: the schema cannot be used (the regular expression /^(a+)+$/ took"
+        "schema not checked: the schema cannot be used (the regular expression /^(a+)+$/ took longer "
+        f"than {quick_limit:g} s"
     )
 
 
 def test_contract_validate_says_a_step_input_is_not_checked_when_the_servers_pattern_never_ends(
-    hostile: HostileProject, cli: Cli
+    hostile: HostileProject, cli: Cli, quick_limit: float
 ) -> None:
     hostile.serve([labelled(EVIL)])
     hostile.configure()

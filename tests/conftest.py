@@ -80,7 +80,7 @@ def rewrite_test_modules(config: pytest.Config, root: Path, *, fewest: int = 8) 
         from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, get_cache_dir
     except ImportError:
         return 0
-    if config.getoption("assertmode") != "rewrite":
+    if config.getoption("assertmode") != "rewrite" or "fork" not in multiprocessing.get_all_start_methods():
         return 0
     patterns = [*config.getini("python_files"), "conftest.py"]
     stale: list[Path] = []

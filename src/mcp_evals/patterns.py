@@ -55,15 +55,7 @@ def search(pattern: str, text: str, *, seconds: float | None = None, flags: int 
     """
     if _is_simple(pattern, flags):
         return re.search(pattern, text, flags) is not None
-    seconds = DEFAULT_SECONDS if seconds is None else seconds
-    key = (pattern, flags, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
-    if _TIMED_OUT.get(key, 0.0) >= seconds:  # a report made again meets the same texts: fail at once
-        raise PatternTimeout(pattern, seconds)
-    try:
-        return _WORKER.search(pattern, text, flags, seconds)
-    except PatternTimeout:
-        _TIMED_OUT[key] = seconds
-        raise
+    return bool(_in_worker([pattern, text, flags], seconds))
 
 
 def sub(pattern: str, replacement: str, text: str, *, seconds: float | None = None, flags: int = 0) -> str:
@@ -71,14 +63,21 @@ def sub(pattern: str, replacement: str, text: str, *, seconds: float | None = No
     ``seconds`` (``DEFAULT_SECONDS``); the same errors as ``search``."""
     if _is_simple(pattern, flags):
         return re.sub(pattern, lambda _: replacement, text, flags=flags)
-    seconds = DEFAULT_SECONDS if seconds is None else seconds
+    return str(_in_worker([pattern, text, flags, replacement], seconds))
+
+
+def _in_worker(request: list[Any], seconds: float | None) -> Any:
+    """``request`` (pattern, text, flags[, replacement]) answered by the worker within ``seconds``
+    (``DEFAULT_SECONDS``, read now); a pattern stopped on a text before fails at once."""
+    pattern, text, flags = request[:3]
+    limit = DEFAULT_SECONDS if seconds is None else seconds
     key = (pattern, flags, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
-    if _TIMED_OUT.get(key, 0.0) >= seconds:
-        raise PatternTimeout(pattern, seconds)
+    if _TIMED_OUT.get(key, 0.0) >= limit:  # a report made again meets the same texts: fail at once
+        raise PatternTimeout(pattern, limit)
     try:
-        return _WORKER.sub(pattern, replacement, text, flags, seconds)
+        return _WORKER.ask(request, limit)
     except PatternTimeout:
-        _TIMED_OUT[key] = seconds
+        _TIMED_OUT[key] = limit
         raise
 
 
@@ -219,12 +218,6 @@ class _Worker:
                 if stream is not None:
                     with contextlib.suppress(OSError):
                         stream.close()
-
-    def search(self, pattern: str, text: str, flags: int, seconds: float) -> bool:
-        return bool(self.ask([pattern, text, flags], seconds))
-
-    def sub(self, pattern: str, replacement: str, text: str, flags: int, seconds: float) -> str:
-        return str(self.ask([pattern, text, flags, replacement], seconds))
 
     def ask(self, request: list[Any], seconds: float) -> Any:
         pattern = request[0]

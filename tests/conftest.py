@@ -76,8 +76,8 @@ def rewrite_test_modules(config: pytest.Config, root: Path, *, fewest: int = 8) 
     writing the same caches); they read these caches instead. It calls pytest's private functions: if
     they move, it does nothing and the workers rewrite as before. Returns how many it rewrote (none when
     fewer than ``fewest`` need it: not worth the processes)."""
-    try:
-        from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, get_cache_dir
+    try:  # every private name this and the pool use: if one moved, nothing is done here
+        from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc, _rewrite_test, _write_pyc, get_cache_dir  # noqa: F401
     except ImportError:
         return 0
     if config.getoption("assertmode") != "rewrite" or "fork" not in multiprocessing.get_all_start_methods():
@@ -87,12 +87,10 @@ def rewrite_test_modules(config: pytest.Config, root: Path, *, fewest: int = 8) 
     for folder, subfolders, names in os.walk(root):
         subfolders[:] = [name for name in subfolders if name != "node_modules" and not name.startswith(".")]
         for name in names:
+            if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns):
+                continue
             path = Path(folder) / name
-            cached = get_cache_dir(path) / (name[:-3] + PYC_TAIL)
-            if (
-                any(fnmatch.fnmatch(name, pattern) for pattern in patterns)
-                and _read_pyc(path, cached) is None
-            ):
+            if _read_pyc(path, _rewritten_cache(path)) is None:
                 stale.append(path)
     if len(stale) < fewest:
         return 0
@@ -106,15 +104,22 @@ def rewrite_test_modules(config: pytest.Config, root: Path, *, fewest: int = 8) 
 _REWRITING_CONFIG: pytest.Config | None = None  # the controller's, for the forked processes
 
 
+def _rewritten_cache(path: Path) -> Path:
+    """Where pytest keeps the rewritten code of the test module ``path``."""
+    from _pytest.assertion.rewrite import PYC_TAIL, get_cache_dir
+
+    return get_cache_dir(path) / (path.name[:-3] + PYC_TAIL)
+
+
 def _rewrite_one(path: Path) -> None:
-    from _pytest.assertion.rewrite import PYC_TAIL, _rewrite_test, _write_pyc, get_cache_dir
+    from _pytest.assertion.rewrite import _rewrite_test, _write_pyc
 
     assert _REWRITING_CONFIG is not None
     source_hash, code = _rewrite_test(path, _REWRITING_CONFIG)
-    cache = get_cache_dir(path)
-    cache.mkdir(exist_ok=True)
+    cached = _rewritten_cache(path)
+    cached.parent.mkdir(exist_ok=True)
     quiet = SimpleNamespace(trace=lambda message: None)  # the state _write_pyc reports its errors to
-    _write_pyc(quiet, code, source_hash, cache / (path.name[:-3] + PYC_TAIL))
+    _write_pyc(quiet, code, source_hash, cached)
 
 
 @pytest.hookimpl(trylast=True)
